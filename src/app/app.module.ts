@@ -1,0 +1,51 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { LoggingModule } from '../common/logging/logging.module';
+import type { AppConfig } from '../config/app-config';
+import { ConfigModule } from '../config/config.module';
+import { DatabaseModule } from '../database/database.module';
+import { EnvironmentsModule } from '../environments/environments.module';
+import { HealthModule } from '../health/health.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { TemporalModule } from '../temporal/temporal.module';
+import { TemporalWorkerService } from '../temporal/temporal-worker.service';
+
+/** What one process runs, with the addresses the runtime resolved (embedded or configured). */
+export interface AppShape {
+  readonly config: AppConfig;
+  readonly http: boolean;
+  readonly worker: boolean;
+  readonly databaseUrl?: string;
+  readonly embeddedDatabase?: PGlite;
+  readonly temporalAddress: string;
+}
+
+/** The one composition root behind all three entry modes. */
+@Module({})
+export class AppModule {
+  static forRoot(shape: AppShape): DynamicModule {
+    const workerProviders: Provider[] = shape.worker ? [TemporalWorkerService] : [];
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(shape.config),
+        LoggingModule.forRoot(shape.config),
+        DatabaseModule.forRoot({
+          url: shape.databaseUrl,
+          embedded: shape.embeddedDatabase,
+          poolSize: shape.config.database.poolSize,
+        }),
+        TemporalModule.forRoot({
+          address: shape.temporalAddress,
+          namespace: shape.config.temporal.namespace,
+          taskQueue: shape.config.temporal.taskQueue,
+        }),
+        MetricsModule,
+        EnvironmentsModule,
+        ...(shape.http ? [AuthModule, HealthModule] : []),
+      ],
+      providers: workerProviders,
+    };
+  }
+}

@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import { EnvironmentsRepository } from '../environments/environments.repository';
+import { hashSecretKey } from '../environments/secret-keys';
+import type { AuthenticatedEnvironment } from './caller-environment.decorator';
+
+/** How long a key's environment is remembered; a rotated key stops working within this time. */
+export const KEY_CACHE_TTL_MS = 5_000;
+const MAX_CACHED_KEYS = 1_000;
+
+interface CacheEntry {
+  readonly environment: AuthenticatedEnvironment | null;
+  readonly expiresAt: number;
+}
+
+/** Resolves a secret key to its environment, with a short cache so auth costs no query per request. */
+@Injectable()
+export class SecretKeyResolver {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(private readonly environments: EnvironmentsRepository) {}
+
+  async resolve(secretKey: string): Promise<AuthenticatedEnvironment | null> {
+    const keyHash = hashSecretKey(secretKey);
+    const now = Date.now();
+    const cached = this.cache.get(keyHash);
+    if (cached && cached.expiresAt > now) return cached.environment;
+
+    const found = await this.environments.findIdByKeyHash(keyHash);
+    const environment = found ? { id: found.id, name: found.name } : null;
+    if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
+    this.cache.set(keyHash, { environment, expiresAt: now + KEY_CACHE_TTL_MS });
+    return environment;
+  }
+
+  forgetAll(): void {
+    this.cache.clear();
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The closed set of error codes Junction answers with, and the HTTP status of each.
+ * Later domains add their codes here; the record type makes a missing status a compile error.
+ */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_json: 400,
+  missing_api_key: 401,
+  malformed_api_key: 401,
+  unknown_api_key: 401,
+  not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  provider_refused: 424,
+  rate_limited: 429,
+  internal_error: 500,
+  upstream_unreachable: 502,
+  dependency_unavailable: 503,
+  upstream_timeout: 504,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface FieldError {
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface ErrorEnvelope {
+  readonly error: {
+    readonly code: ErrorCode;
+    readonly message: string;
+    readonly errors?: readonly FieldError[];
+    readonly error_id?: string;
+  };
+}

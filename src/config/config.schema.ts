@@ -1,0 +1,166 @@
+import { z } from 'zod';
+
+/** The entry modes of the one build. */
+export const RUN_MODES = ['api', 'worker', 'local'] as const;
+export type RunMode = (typeof RUN_MODES)[number];
+
+const port = z.coerce.number().int().min(0).max(65535);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+const booleanString = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+const secretKey = optionalString.refine((value) => value === undefined || value.length >= 24, {
+  message: 'must be at least 24 characters',
+});
+
+interface VariableDoc {
+  readonly meaning: string;
+  readonly secret: boolean;
+  /** The default as a reader sees it, where it is not a literal in the schema. */
+  readonly defaultText?: string;
+}
+
+/**
+ * Every environment variable Junction reads, declared once: its type and default (the schema)
+ * and its documentation (the README table is generated from `CONFIG_VARIABLES`).
+ */
+export const CONFIG_VARIABLES = {
+  HOST: {
+    schema: z.string().min(1).default('127.0.0.1'),
+    doc: { meaning: 'Address the HTTP API listens on (0.0.0.0 in containers).', secret: false },
+  },
+  PORT: {
+    schema: port.default(3003),
+    doc: { meaning: 'Port of the HTTP API.', secret: false },
+  },
+  PUBLIC_URL: {
+    schema: optionalString.pipe(z.url().optional()),
+    doc: {
+      meaning: 'URL under which clients reach the API, used in start-up messages.',
+      secret: false,
+      defaultText: 'http://HOST:PORT',
+    },
+  },
+  METRICS_HOST: {
+    schema: z.string().min(1).default('127.0.0.1'),
+    doc: { meaning: 'Address of the operator port serving /metrics.', secret: false },
+  },
+  METRICS_PORT: {
+    schema: port.default(9464),
+    doc: { meaning: 'Operator port serving Prometheus /metrics (no key needed). 0 picks a free port.', secret: false },
+  },
+  BODY_LIMIT_BYTES: {
+    schema: z.coerce.number().int().positive().default(5 * 1024 * 1024),
+    doc: { meaning: 'Largest JSON request body accepted; larger bodies get 413.', secret: false },
+  },
+  DATA_DIR: {
+    schema: z.string().min(1).default('.data'),
+    doc: {
+      meaning: 'Folder for the local mode: embedded PostgreSQL, Temporal SQLite file, dev key file.',
+      secret: false,
+    },
+  },
+  DATABASE_URL: {
+    schema: optionalString.pipe(
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+        .optional(),
+    ),
+    doc: {
+      meaning: 'PostgreSQL connection URL. Required in api and worker modes; without it the local mode uses embedded PostgreSQL (PGlite) under DATA_DIR.',
+      secret: true,
+      defaultText: '(embedded, local mode only)',
+    },
+  },
+  DATABASE_POOL_SIZE: {
+    schema: z.coerce.number().int().min(1).max(200).default(10),
+    doc: { meaning: 'Connections in the PostgreSQL pool of each process.', secret: false },
+  },
+  TEMPORAL_ADDRESS: {
+    schema: optionalString,
+    doc: {
+      meaning: 'host:port of the Temporal frontend. Required in api and worker modes; without it the local mode starts a Temporal dev server.',
+      secret: false,
+      defaultText: '(dev server, local mode only)',
+    },
+  },
+  TEMPORAL_NAMESPACE: {
+    schema: z.string().min(1).default('default'),
+    doc: { meaning: 'Temporal namespace of workflows and schedules.', secret: false },
+  },
+  TEMPORAL_TASK_QUEUE: {
+    schema: z.string().min(1).default('junction'),
+    doc: { meaning: 'Task queue that workers poll and workflows are started on.', secret: false },
+  },
+  TEMPORAL_UI_URL: {
+    schema: optionalString.pipe(z.url().optional()),
+    doc: {
+      meaning: 'URL of the Temporal UI, shown in start-up messages.',
+      secret: false,
+      defaultText: 'the dev server UI in local mode',
+    },
+  },
+  TEMPORAL_CLI_PATH: {
+    schema: optionalString,
+    doc: {
+      meaning: 'Path of the `temporal` CLI for the local dev server.',
+      secret: false,
+      defaultText: '`temporal` on PATH, else the SDK download',
+    },
+  },
+  TEMPORAL_DEV_PORT: {
+    schema: port.default(7233),
+    doc: { meaning: 'Frontend port of the local dev server.', secret: false },
+  },
+  TEMPORAL_DEV_UI_PORT: {
+    schema: port.default(8233),
+    doc: { meaning: 'UI port of the local dev server.', secret: false },
+  },
+  WORKER_MAX_CONCURRENT_ACTIVITIES: {
+    schema: z.coerce.number().int().min(1).max(1000).default(50),
+    doc: { meaning: 'Activities one worker process runs at once.', secret: false },
+  },
+  WORKER_SHUTDOWN_GRACE_MS: {
+    schema: z.coerce.number().int().min(0).default(30_000),
+    doc: { meaning: 'How long a stopping worker lets in-flight activities finish.', secret: false },
+  },
+  JUNCTION_DEV_SECRET_KEY: {
+    schema: secretKey,
+    doc: {
+      meaning: 'Initial secret key of the dev environment, used only when the environment is first created.',
+      secret: true,
+      defaultText: '(generated and printed once)',
+    },
+  },
+  JUNCTION_PROD_SECRET_KEY: {
+    schema: secretKey,
+    doc: {
+      meaning: 'Initial secret key of the prod environment, used only when the environment is first created.',
+      secret: true,
+      defaultText: '(generated and printed once)',
+    },
+  },
+  LOG_LEVEL: {
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    doc: { meaning: 'Lowest level written to the JSON log.', secret: false },
+  },
+  LOG_PRETTY: {
+    schema: booleanString.default(false),
+    doc: { meaning: 'Human-readable logs instead of JSON lines (development only).', secret: false },
+  },
+} satisfies Record<string, { schema: z.ZodType; doc: VariableDoc }>;
+
+type Variables = typeof CONFIG_VARIABLES;
+export type VariableName = keyof Variables;
+
+export const configSchema = z.object(
+  Object.fromEntries(
+    Object.entries(CONFIG_VARIABLES).map(([name, variable]) => [name, variable.schema]),
+  ) as { [Name in VariableName]: Variables[Name]['schema'] },
+);
+
+export type EnvironmentValues = z.infer<typeof configSchema>;

@@ -1,0 +1,4 @@
+import { Initial1763770000000 } from './1763770000000-initial';
+
+/** Every migration, in order. Listed explicitly so the same list works from source and from dist. */
+export const MIGRATIONS = [Initial1763770000000];
