@@ -1,5 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { ENVIRONMENT_NAMES, type EnvironmentName } from '../src/environments/entities/environment.entity';
+import {
+  ENVIRONMENT_NAMES,
+  type EnvironmentName,
+} from '../src/environments/entities/environment.entity';
 import type { EnvironmentsRepository } from '../src/environments/environments.repository';
 
 export interface EnvironmentActivityDependencies {
@@ -13,7 +16,8 @@ export function createEnvironmentActivities({ environments }: EnvironmentActivit
         throw ApplicationFailure.nonRetryable(`Unknown environment ${name}`, 'not_found');
       }
       const environment = await environments.findByName(name as EnvironmentName);
-      if (!environment) throw ApplicationFailure.nonRetryable(`Environment ${name} is missing`, 'not_found');
+      if (!environment)
+        throw ApplicationFailure.nonRetryable(`Environment ${name} is missing`, 'not_found');
       return { environmentId: environment.id, processId: process.pid };
     },
   };

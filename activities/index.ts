@@ -1,4 +1,7 @@
-import { createEnvironmentActivities, type EnvironmentActivityDependencies } from './environment.activities';
+import {
+  createEnvironmentActivities,
+  type EnvironmentActivityDependencies,
+} from './environment.activities';
 
 /** Everything activities need, injected from the NestJS container by the worker. */
 export type ActivityDependencies = EnvironmentActivityDependencies;

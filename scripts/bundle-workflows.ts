@@ -7,7 +7,9 @@ async function main(): Promise<void> {
   const root = join(__dirname, '..');
   const { code } = await bundleWorkflowCode({ workflowsPath: join(root, 'workflows') });
   await writeFile(join(root, 'workflow-bundle.js'), code);
-  process.stdout.write(`Wrote ${join('dist', 'workflow-bundle.js')} (${Math.round(code.length / 1024)} KiB)\n`);
+  process.stdout.write(
+    `Wrote ${join('dist', 'workflow-bundle.js')} (${Math.round(code.length / 1024)} KiB)\n`,
+  );
 }
 
 main().catch((error: unknown) => {

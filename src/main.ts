@@ -55,7 +55,9 @@ run(process.argv.slice(2)).then(
     if (error instanceof ConfigurationError) {
       process.stderr.write(`${error.message}\nSee the configuration table in README.md.\n`);
     } else {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
     }
     process.exit(1);
   },

@@ -3,7 +3,10 @@ import { CONFIG_VARIABLES } from '../config/config.schema';
 
 function defaultOf(schema: z.ZodType): string {
   const result = schema.safeParse(undefined);
-  return result.success && result.data !== undefined ? `\`${String(result.data)}\`` : '';
+  const value: unknown = result.success ? result.data : undefined;
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? `\`${value}\``
+    : '';
 }
 
 /** The README's configuration table, generated from the schema so the two cannot drift. */

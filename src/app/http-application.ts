@@ -29,7 +29,7 @@ export async function createHttpApplication(shape: AppShape): Promise<HttpApplic
     trustProxy: true,
   });
   const routes: RegisteredRoute[] = [];
-  const fastify = adapter.getInstance() as unknown as FastifyInstance;
+  const fastify: FastifyInstance = adapter.getInstance();
   fastify.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) routes.push({ method: String(method), url: route.url });
@@ -71,5 +71,8 @@ function installDocs(app: NestFastifyApplication): void {
       .addSecurityRequirements('bearer')
       .build(),
   );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs/openapi.json',
+    yamlDocumentUrl: 'docs/openapi.yaml',
+  });
 }

@@ -23,7 +23,9 @@ export async function claimDataDir(dataDir: string): Promise<() => Promise<void>
   const existing = await readFile(path, 'utf8').catch(() => undefined);
   const pid = existing ? Number.parseInt(existing, 10) : NaN;
   if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) {
-    throw new Error(`${dataDir} is in use by process ${pid}; stop it first (the embedded database serves one process)`);
+    throw new Error(
+      `${dataDir} is in use by process ${pid}; stop it first (the embedded database serves one process)`,
+    );
   }
   await writeFile(path, String(process.pid));
   return () => rm(path, { force: true });

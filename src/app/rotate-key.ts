@@ -7,7 +7,10 @@ import { claimDataDir, writeDevKeyFile } from './local-files';
 import { OperatorModule } from './operator.module';
 
 /** `junction keys rotate <env>`: the old key stops working (within the auth cache's few seconds). */
-export async function rotateSecretKey(config: AppConfig, environment: EnvironmentName): Promise<number> {
+export async function rotateSecretKey(
+  config: AppConfig,
+  environment: EnvironmentName,
+): Promise<number> {
   const releaseDataDir = config.database.url ? undefined : await claimDataDir(config.dataDir);
   const embedded = config.database.url ? undefined : await openEmbeddedPostgres(config.dataDir);
   const context = await NestFactory.createApplicationContext(

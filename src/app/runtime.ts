@@ -15,7 +15,9 @@ export interface Runtime {
 }
 
 export async function prepareRuntime(config: AppConfig): Promise<Runtime> {
-  const embeddedDatabase = config.database.url ? undefined : await openEmbeddedPostgres(config.dataDir);
+  const embeddedDatabase = config.database.url
+    ? undefined
+    : await openEmbeddedPostgres(config.dataDir);
   let devServer: DevServer | undefined;
   try {
     devServer = config.temporal.address

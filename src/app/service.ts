@@ -12,16 +12,19 @@ import { startMetricsServer, type MetricsServer } from '../metrics/metrics-serve
 import { MetricsService } from '../metrics/metrics.service';
 import { TemporalWorkerService } from '../temporal/temporal-worker.service';
 import { AppModule, type AppShape } from './app.module';
-import { createHttpApplication } from './http-application';
+import { createHttpApplication, type RegisteredRoute } from './http-application';
 import { existsSync } from 'node:fs';
 import { claimDataDir, devKeyFile, writeDevKeyFile } from './local-files';
 import { prepareRuntime, type Runtime } from './runtime';
 
 export interface RunningService {
+  readonly context: INestApplicationContext;
   readonly apiUrl?: string;
   readonly metricsUrl: string;
   readonly temporalUiUrl?: string;
   readonly createdKeys: readonly CreatedKey[];
+  /** Routes of the HTTP server (empty for a worker). */
+  readonly routes: readonly RegisteredRoute[];
   /** Local mode: the file holding the dev environment's key, when Junction generated it. */
   readonly devKeyPath?: string;
   stop(): Promise<void>;
@@ -48,7 +51,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     const httpApplication = http ? await createHttpApplication(shape) : undefined;
     context =
       httpApplication?.app ??
-      (await NestFactory.createApplicationContext(AppModule.forRoot(shape), { bufferLogs: true, abortOnError: false }));
+      (await NestFactory.createApplicationContext(AppModule.forRoot(shape), {
+        bufferLogs: true,
+        abortOnError: false,
+      }));
     if (!httpApplication) context.useLogger(context.get(PinoLogger));
 
     const environments = context.get(EnvironmentsService);
@@ -61,16 +67,23 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     let apiUrl: string | undefined;
     if (httpApplication) {
       await httpApplication.app.listen({ host: config.http.host, port: config.http.port });
-      apiUrl = config.http.publicUrl ?? (await httpApplication.app.getUrl()).replace('[::1]', 'localhost');
+      apiUrl =
+        config.http.publicUrl ?? (await httpApplication.app.getUrl()).replace('[::1]', 'localhost');
     }
-    metricsServer = await startMetricsServer(context.get(MetricsService), config.metrics.host, config.metrics.port);
+    metricsServer = await startMetricsServer(
+      context.get(MetricsService),
+      config.metrics.host,
+      config.metrics.port,
+    );
 
     const started = { context, runtime, metricsServer };
     return {
+      context,
       apiUrl,
       metricsUrl: metricsServer.url,
       temporalUiUrl: runtime.temporalUiUrl,
       createdKeys,
+      routes: httpApplication?.routes ?? [],
       devKeyPath,
       stop: async () => {
         await started.metricsServer.close();
@@ -90,7 +103,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
   }
 }
 
-async function keepDevKey(config: AppConfig, createdKeys: readonly CreatedKey[]): Promise<string | undefined> {
+async function keepDevKey(
+  config: AppConfig,
+  createdKeys: readonly CreatedKey[],
+): Promise<string | undefined> {
   const created = createdKeys.find((key) => key.environment === 'dev' && key.generated);
   if (created) return writeDevKeyFile(config.dataDir, created.secretKey);
   const path = devKeyFile(config.dataDir);

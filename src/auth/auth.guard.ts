@@ -41,7 +41,10 @@ export class AuthGuard implements CanActivate {
     }
     const environment = await this.resolver.resolve(match[1]);
     if (!environment) {
-      throw new AuthenticationError('unknown_api_key', 'The secret key is not valid for any environment');
+      throw new AuthenticationError(
+        'unknown_api_key',
+        'The secret key is not valid for any environment',
+      );
     }
     request.environment = environment;
     return true;

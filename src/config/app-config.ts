@@ -22,7 +22,10 @@ export interface AppConfig {
     readonly devUiPort: number;
   };
   readonly worker: { readonly maxConcurrentActivities: number; readonly shutdownGraceMs: number };
-  readonly initialSecretKeys: { readonly dev: string | undefined; readonly prod: string | undefined };
+  readonly initialSecretKeys: {
+    readonly dev: string | undefined;
+    readonly prod: string | undefined;
+  };
   readonly log: { readonly level: EnvironmentValues['LOG_LEVEL']; readonly pretty: boolean };
 }
 
@@ -44,10 +47,14 @@ export function loadConfig(mode: RunMode, env: NodeJS.ProcessEnv = process.env):
 
   if (mode !== 'local') {
     if (!env.DATABASE_URL?.trim()) {
-      problems.push(`DATABASE_URL: required in ${mode} mode (only the local mode embeds PostgreSQL)`);
+      problems.push(
+        `DATABASE_URL: required in ${mode} mode (only the local mode embeds PostgreSQL)`,
+      );
     }
     if (!env.TEMPORAL_ADDRESS?.trim()) {
-      problems.push(`TEMPORAL_ADDRESS: required in ${mode} mode (only the local mode starts Temporal)`);
+      problems.push(
+        `TEMPORAL_ADDRESS: required in ${mode} mode (only the local mode starts Temporal)`,
+      );
     }
   }
   if (!parsed.success || problems.length > 0) {

@@ -50,16 +50,24 @@ export const CONFIG_VARIABLES = {
   },
   METRICS_PORT: {
     schema: port.default(9464),
-    doc: { meaning: 'Operator port serving Prometheus /metrics (no key needed). 0 picks a free port.', secret: false },
+    doc: {
+      meaning: 'Operator port serving Prometheus /metrics (no key needed). 0 picks a free port.',
+      secret: false,
+    },
   },
   BODY_LIMIT_BYTES: {
-    schema: z.coerce.number().int().positive().default(5 * 1024 * 1024),
+    schema: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(5 * 1024 * 1024),
     doc: { meaning: 'Largest JSON request body accepted; larger bodies get 413.', secret: false },
   },
   DATA_DIR: {
     schema: z.string().min(1).default('.data'),
     doc: {
-      meaning: 'Folder for the local mode: embedded PostgreSQL, Temporal SQLite file, dev key file.',
+      meaning:
+        'Folder for the local mode: embedded PostgreSQL, Temporal SQLite file, dev key file.',
       secret: false,
     },
   },
@@ -71,7 +79,8 @@ export const CONFIG_VARIABLES = {
         .optional(),
     ),
     doc: {
-      meaning: 'PostgreSQL connection URL. Required in api and worker modes; without it the local mode uses embedded PostgreSQL (PGlite) under DATA_DIR.',
+      meaning:
+        'PostgreSQL connection URL. Required in api and worker modes; without it the local mode uses embedded PostgreSQL (PGlite) under DATA_DIR.',
       secret: true,
       defaultText: '(embedded, local mode only)',
     },
@@ -83,7 +92,8 @@ export const CONFIG_VARIABLES = {
   TEMPORAL_ADDRESS: {
     schema: optionalString,
     doc: {
-      meaning: 'host:port of the Temporal frontend. Required in api and worker modes; without it the local mode starts a Temporal dev server.',
+      meaning:
+        'host:port of the Temporal frontend. Required in api and worker modes; without it the local mode starts a Temporal dev server.',
       secret: false,
       defaultText: '(dev server, local mode only)',
     },
@@ -131,7 +141,8 @@ export const CONFIG_VARIABLES = {
   JUNCTION_DEV_SECRET_KEY: {
     schema: secretKey,
     doc: {
-      meaning: 'Initial secret key of the dev environment, used only when the environment is first created.',
+      meaning:
+        'Initial secret key of the dev environment, used only when the environment is first created.',
       secret: true,
       defaultText: '(generated and printed once)',
     },
@@ -139,7 +150,8 @@ export const CONFIG_VARIABLES = {
   JUNCTION_PROD_SECRET_KEY: {
     schema: secretKey,
     doc: {
-      meaning: 'Initial secret key of the prod environment, used only when the environment is first created.',
+      meaning:
+        'Initial secret key of the prod environment, used only when the environment is first created.',
       secret: true,
       defaultText: '(generated and printed once)',
     },
@@ -150,7 +162,10 @@ export const CONFIG_VARIABLES = {
   },
   LOG_PRETTY: {
     schema: booleanString.default(false),
-    doc: { meaning: 'Human-readable logs instead of JSON lines (development only).', secret: false },
+    doc: {
+      meaning: 'Human-readable logs instead of JSON lines (development only).',
+      secret: false,
+    },
   },
 } satisfies Record<string, { schema: z.ZodType; doc: VariableDoc }>;
 

@@ -10,7 +10,7 @@ const MIGRATION_LOCK_KEY = 7_433_181_002;
  */
 export async function migrateUnderLock(
   dataSource: DataSource,
-  afterMigrate: () => Promise<void> = async () => undefined,
+  afterMigrate: () => Promise<void> = () => Promise.resolve(),
 ): Promise<void> {
   const logger = new Logger('SchemaMigrator');
   const singleConnection = dataSource.driver.options.extra?.poolSize === 1;
@@ -27,7 +27,9 @@ export async function migrateUnderLock(
     await runMigrations(dataSource, logger);
     await afterMigrate();
   } finally {
-    await lockRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await lockRunner
+      .query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
+      .catch(() => undefined);
     await lockRunner.release();
   }
 }

@@ -1,6 +1,9 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { CallerEnvironment, type AuthenticatedEnvironment } from '../auth/caller-environment.decorator';
+import {
+  CallerEnvironment,
+  type AuthenticatedEnvironment,
+} from '../auth/caller-environment.decorator';
 import { UpdateEnvironmentDto } from './dto/update-environment.dto';
 import { EnvironmentsService, type EnvironmentView } from './environments.service';
 

@@ -6,11 +6,15 @@ import { EnvironmentEntity, type EnvironmentName } from './entities/environment.
 @Injectable()
 export class EnvironmentsRepository {
   constructor(
-    @InjectRepository(EnvironmentEntity) private readonly environments: Repository<EnvironmentEntity>,
+    @InjectRepository(EnvironmentEntity)
+    private readonly environments: Repository<EnvironmentEntity>,
   ) {}
 
   findIdByKeyHash(secretKeyHash: string): Promise<Pick<EnvironmentEntity, 'id' | 'name'> | null> {
-    return this.environments.findOne({ select: { id: true, name: true }, where: { secretKeyHash } });
+    return this.environments.findOne({
+      select: { id: true, name: true },
+      where: { secretKeyHash },
+    });
   }
 
   findById(environmentId: number): Promise<EnvironmentEntity | null> {

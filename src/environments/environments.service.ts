@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/errors/domain-error';
-import { ENVIRONMENT_NAMES, type EnvironmentEntity, type EnvironmentName } from './entities/environment.entity';
+import {
+  ENVIRONMENT_NAMES,
+  type EnvironmentEntity,
+  type EnvironmentName,
+} from './entities/environment.entity';
 import { EnvironmentsRepository } from './environments.repository';
 import { generateSecretKey, hashSecretKey } from './secret-keys';
 

@@ -12,7 +12,10 @@ const CHECK_TIMEOUT_MS = 2_000;
 function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)),
+      CHECK_TIMEOUT_MS,
+    );
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
@@ -44,7 +47,10 @@ export class HealthController {
     checks.forEach((check, index) => {
       if (check.status === 'rejected') {
         const reason: unknown = check.reason;
-        failures.push({ path: names[index] ?? 'unknown', message: reason instanceof Error ? reason.message : String(reason) });
+        failures.push({
+          path: names[index] ?? 'unknown',
+          message: reason instanceof Error ? reason.message : String(reason),
+        });
       }
     });
     if (failures.length > 0) {

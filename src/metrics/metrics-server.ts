@@ -8,7 +8,11 @@ export interface MetricsServer {
 }
 
 /** Serves /metrics on the operator port, apart from the API and without a key. */
-export async function startMetricsServer(metrics: MetricsService, host: string, port: number): Promise<MetricsServer> {
+export async function startMetricsServer(
+  metrics: MetricsService,
+  host: string,
+  port: number,
+): Promise<MetricsServer> {
   const server: Server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found; try /metrics\n');
@@ -16,7 +20,8 @@ export async function startMetricsServer(metrics: MetricsService, host: string, 
     }
     metrics.registry.metrics().then(
       (body) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body),
-      (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error)),
+      (error: unknown) =>
+        response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error)),
     );
   });
   await new Promise<void>((resolve, reject) => {

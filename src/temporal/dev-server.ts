@@ -34,20 +34,32 @@ function isExecutable(path: string): boolean {
   }
 }
 
-export function findTemporalCli(explicitPath: string | undefined, pathVariable = process.env.PATH ?? ''): string | undefined {
+/** Where `scripts/install-temporal-cli.sh` puts the CLI when it is nowhere else. */
+const PROJECT_CLI = join(__dirname, '..', '..', '..', '.tools', 'temporal', 'bin', 'temporal');
+const SOURCE_CLI = join(__dirname, '..', '..', '.tools', 'temporal', 'bin', 'temporal');
+
+/** TEMPORAL_CLI_PATH, else `temporal` on PATH, else the project's `.tools` copy. */
+export function findTemporalCli(
+  explicitPath: string | undefined,
+  pathVariable = process.env.PATH ?? '',
+): string | undefined {
   if (explicitPath) {
-    if (!isExecutable(explicitPath)) throw new Error(`TEMPORAL_CLI_PATH ${explicitPath} is not an executable file`);
+    if (!isExecutable(explicitPath))
+      throw new Error(`TEMPORAL_CLI_PATH ${explicitPath} is not an executable file`);
     return explicitPath;
   }
-  return pathVariable
+  const onPath = pathVariable
     .split(delimiter)
     .filter((directory) => directory !== '')
-    .map((directory) => join(directory, 'temporal'))
-    .find(isExecutable);
+    .map((directory) => join(directory, 'temporal'));
+  return [...onPath, PROJECT_CLI, SOURCE_CLI].find(isExecutable);
 }
 
 function searchAttributeArguments(): string[] {
-  return Object.values(SEARCH_ATTRIBUTES).flatMap((name) => ['--search-attribute', `${name}=Keyword`]);
+  return Object.values(SEARCH_ATTRIBUTES).flatMap((name) => [
+    '--search-attribute',
+    `${name}=Keyword`,
+  ]);
 }
 
 /** Starts a Temporal dev server (with UI) whose state lives in an SQLite file. */
@@ -67,12 +79,18 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     [
       'server',
       'start-dev',
-      '--ip', ip,
-      '--port', String(options.port),
-      '--ui-port', String(options.uiPort),
-      '--db-filename', options.databaseFile,
-      '--namespace', namespace,
-      '--log-level', 'error',
+      '--ip',
+      ip,
+      '--port',
+      String(options.port),
+      '--ui-port',
+      String(options.uiPort),
+      '--db-filename',
+      options.databaseFile,
+      '--namespace',
+      namespace,
+      '--log-level',
+      'error',
       ...searchAttributeArguments(),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
@@ -95,7 +113,11 @@ function assertPortFree(ip: string, port: number, variable: string): Promise<voi
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', () =>
-      reject(new Error(`Port ${ip}:${port} is taken; stop what uses it or set ${variable} (or TEMPORAL_ADDRESS)`)),
+      reject(
+        new Error(
+          `Port ${ip}:${port} is taken; stop what uses it or set ${variable} (or TEMPORAL_ADDRESS)`,
+        ),
+      ),
     );
     probe.listen(port, ip, () => probe.close(() => resolve()));
   });
@@ -120,7 +142,9 @@ async function waitUntilServing(
       return;
     } catch (error) {
       if (Date.now() > deadline) {
-        throw new Error(`The Temporal dev server did not answer on ${address} within ${timeoutMs} ms: ${String(error)}`);
+        throw new Error(
+          `The Temporal dev server did not answer on ${address} within ${timeoutMs} ms: ${String(error)}`,
+        );
       }
       await sleep(150);
     }
@@ -140,7 +164,11 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** Without a CLI, the SDK fetches the official dev server build (needs internet access). */
-async function startDownloadedServer(options: DevServerOptions, ip: string, uiUrl: string): Promise<DevServer> {
+async function startDownloadedServer(
+  options: DevServerOptions,
+  ip: string,
+  uiUrl: string,
+): Promise<DevServer> {
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   const environment = await TestWorkflowEnvironment.createLocal({
     server: {

@@ -2,7 +2,6 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { TemporalClientService } from './temporal-client.service';
 import { TEMPORAL_OPTIONS, type TemporalModuleOptions } from './temporal.options';
 
-
 /** Provides the Temporal client to services of the API and the worker alike. */
 @Global()
 @Module({})

@@ -12,7 +12,9 @@ interface Translated {
 function envelope(code: ErrorCode, message: string, errors?: readonly FieldError[]): Translated {
   return {
     status: ERROR_STATUS[code],
-    envelope: { error: errors && errors.length > 0 ? { code, message, errors } : { code, message } },
+    envelope: {
+      error: errors && errors.length > 0 ? { code, message, errors } : { code, message },
+    },
   };
 }
 
@@ -76,7 +78,10 @@ export function translateError(exception: unknown): Translated | undefined {
   }
   const statusCode = (exception as { statusCode?: unknown } | null)?.statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
-    return { ...envelope(httpExceptionCode(statusCode), (exception as Error).message), status: statusCode };
+    return {
+      ...envelope(httpExceptionCode(statusCode), (exception as Error).message),
+      status: statusCode,
+    };
   }
   return undefined;
 }

@@ -1,0 +1,3 @@
+export { Junction, type JunctionClientOptions } from './junction-client';
+export { JunctionError, type JunctionFieldError } from './errors';
+export type * from './types';
