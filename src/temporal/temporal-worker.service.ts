@@ -6,6 +6,7 @@ import { createActivities } from '../../activities';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { EnvironmentsRepository } from '../environments/environments.repository';
+import { installTemporalRuntime } from './temporal-logger';
 import { TEMPORAL_OPTIONS, type TemporalModuleOptions } from './temporal.options';
 
 /** Production builds prebundle the workflows (`npm run build`); from source they are bundled at start. */
@@ -29,6 +30,7 @@ export class TemporalWorkerService implements OnApplicationShutdown {
   ) {}
 
   async start(): Promise<void> {
+    installTemporalRuntime();
     const connection = await NativeConnection.connect({ address: this.temporal.address });
     const workflowSource = existsSync(PREBUILT_BUNDLE)
       ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
