@@ -1,9 +1,14 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { ConnectionsModule } from '../connections/connections.module';
+import { EnvironmentVariablesModule } from '../environment-variables/environment-variables.module';
+import { IntegrationsModule } from '../integrations/integrations.module';
+import { ProvidersModule } from '../providers/providers.module';
 import { LoggingModule } from '../common/logging/logging.module';
 import type { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
+import { CryptoModule } from '../crypto/crypto.module';
 import { DatabaseModule } from '../database/database.module';
 import { EnvironmentsModule } from '../environments/environments.module';
 import { HealthModule } from '../health/health.module';
@@ -19,6 +24,7 @@ export interface AppShape {
   readonly databaseUrl?: string;
   readonly embeddedDatabase?: PGlite;
   readonly temporalAddress: string;
+  readonly encryptionKeys: string;
 }
 
 /** The one composition root behind all three entry modes. */
@@ -41,8 +47,13 @@ export class AppModule {
           namespace: shape.config.temporal.namespace,
           taskQueue: shape.config.temporal.taskQueue,
         }),
+        CryptoModule.forRoot(shape.encryptionKeys),
         MetricsModule,
         EnvironmentsModule,
+        ProvidersModule.forRoot(shape.config.providersFile),
+        IntegrationsModule,
+        ConnectionsModule,
+        EnvironmentVariablesModule,
         ...(shape.http ? [AuthModule, HealthModule] : []),
       ],
       providers: workerProviders,

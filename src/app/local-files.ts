@@ -1,4 +1,5 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { generateEncryptionKey } from '../crypto/secret-box';
 import { join } from 'node:path';
 
 /** The dev key of the local mode, readable by its owner only. */
@@ -38,4 +39,15 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The local mode's encryption key, generated on first start and kept beside its data. */
+export async function localEncryptionKeys(dataDir: string): Promise<string> {
+  const path = join(dataDir, 'encryption-keys');
+  const existing = await readFile(path, 'utf8').catch(() => undefined);
+  if (existing?.trim()) return existing.trim();
+  await mkdir(dataDir, { recursive: true });
+  const keys = generateEncryptionKey('local1');
+  await writeFile(path, `${keys}\n`, { mode: 0o600 });
+  return keys;
 }

@@ -2,6 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { join } from 'node:path';
 import type { AppConfig } from '../config/app-config';
 import { openEmbeddedPostgres } from '../database/embedded-postgres';
+import { localEncryptionKeys } from './local-files';
 import { type DevServer, startDevServer } from '../temporal/dev-server';
 
 /** Where this process finds PostgreSQL and Temporal: configured, or started here (local mode). */
@@ -9,12 +10,14 @@ export interface Runtime {
   readonly databaseUrl?: string;
   readonly embeddedDatabase?: PGlite;
   readonly temporalAddress: string;
+  readonly encryptionKeys: string;
   readonly temporalUiUrl?: string;
   readonly devServer?: DevServer;
   close(): Promise<void>;
 }
 
 export async function prepareRuntime(config: AppConfig): Promise<Runtime> {
+  const encryptionKeys = config.encryptionKeys ?? (await localEncryptionKeys(config.dataDir));
   const embeddedDatabase = config.database.url
     ? undefined
     : await openEmbeddedPostgres(config.dataDir);
@@ -39,6 +42,7 @@ export async function prepareRuntime(config: AppConfig): Promise<Runtime> {
     databaseUrl: config.database.url,
     embeddedDatabase,
     temporalAddress,
+    encryptionKeys,
     temporalUiUrl: config.temporal.uiUrl ?? devServer?.uiUrl,
     devServer,
     async close() {

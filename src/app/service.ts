@@ -47,6 +47,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       databaseUrl: runtime.databaseUrl,
       embeddedDatabase: runtime.embeddedDatabase,
       temporalAddress: runtime.temporalAddress,
+      encryptionKeys: runtime.encryptionKeys,
     };
     const httpApplication = http ? await createHttpApplication(shape) : undefined;
     context =

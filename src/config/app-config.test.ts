@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       'PORT',
       'LOG_LEVEL',
       'JUNCTION_DEV_SECRET_KEY',
+      'ENCRYPTION_KEYS',
       'DATABASE_URL',
       'TEMPORAL_ADDRESS',
     ]) {
@@ -40,6 +41,7 @@ describe('loadConfig', () => {
     const config = loadConfig('worker', {
       DATABASE_URL: 'postgres://db/junction',
       TEMPORAL_ADDRESS: 'temporal:7233',
+      ENCRYPTION_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
     });
     expect(config.database.url).toBe('postgres://db/junction');
   });

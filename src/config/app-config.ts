@@ -26,6 +26,13 @@ export interface AppConfig {
     readonly dev: string | undefined;
     readonly prod: string | undefined;
   };
+  readonly encryptionKeys: string | undefined;
+  readonly providersFile: string | undefined;
+  readonly credentials: {
+    readonly tokenRequestTimeoutMs: number;
+    readonly refreshLeaseMs: number;
+    readonly metadataMaxBytes: number;
+  };
   readonly log: { readonly level: EnvironmentValues['LOG_LEVEL']; readonly pretty: boolean };
 }
 
@@ -51,11 +58,17 @@ export function loadConfig(mode: RunMode, env: NodeJS.ProcessEnv = process.env):
         `DATABASE_URL: required in ${mode} mode (only the local mode embeds PostgreSQL)`,
       );
     }
+    if (!env.ENCRYPTION_KEYS?.trim()) {
+      problems.push(`ENCRYPTION_KEYS: required in ${mode} mode (only the local mode generates one)`);
+    }
     if (!env.TEMPORAL_ADDRESS?.trim()) {
       problems.push(
         `TEMPORAL_ADDRESS: required in ${mode} mode (only the local mode starts Temporal)`,
       );
     }
+  }
+  if (parsed.success && parsed.data.REFRESH_LEASE_MS <= parsed.data.TOKEN_REQUEST_TIMEOUT_MS) {
+    problems.push('REFRESH_LEASE_MS: must exceed TOKEN_REQUEST_TIMEOUT_MS');
   }
   if (!parsed.success || problems.length > 0) {
     throw new ConfigurationError(problems);
@@ -88,6 +101,13 @@ export function loadConfig(mode: RunMode, env: NodeJS.ProcessEnv = process.env):
     initialSecretKeys: {
       dev: values.JUNCTION_DEV_SECRET_KEY,
       prod: values.JUNCTION_PROD_SECRET_KEY,
+    },
+    encryptionKeys: values.ENCRYPTION_KEYS,
+    providersFile: values.PROVIDERS_FILE ? resolve(values.PROVIDERS_FILE) : undefined,
+    credentials: {
+      tokenRequestTimeoutMs: values.TOKEN_REQUEST_TIMEOUT_MS,
+      refreshLeaseMs: values.REFRESH_LEASE_MS,
+      metadataMaxBytes: values.METADATA_MAX_BYTES,
     },
     log: { level: values.LOG_LEVEL, pretty: values.LOG_PRETTY },
   };

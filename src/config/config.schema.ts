@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseEncryptionKeys } from '../crypto/secret-box';
 
 /** The entry modes of the one build. */
 export const RUN_MODES = ['api', 'worker', 'local'] as const;
@@ -155,6 +156,45 @@ export const CONFIG_VARIABLES = {
       secret: true,
       defaultText: '(generated and printed once)',
     },
+  },
+  ENCRYPTION_KEYS: {
+    schema: optionalString.superRefine((value, context) => {
+      if (value === undefined) return;
+      try {
+        parseEncryptionKeys(value);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message.replace(/^ENCRYPTION_KEYS: /, '') });
+      }
+    }),
+    doc: {
+      meaning:
+        'Keys that encrypt credentials, client secrets and environment variable values (AES-256-GCM): comma-separated `id:base64-of-32-bytes`; the first encrypts, all decrypt. Required in api and worker modes. Generate one with `openssl rand -base64 32`.',
+      secret: true,
+      defaultText: '(local mode: generated into DATA_DIR/encryption-keys)',
+    },
+  },
+  PROVIDERS_FILE: {
+    schema: optionalString,
+    doc: {
+      meaning: 'JSON file of custom providers (same fields as the catalog); entries override built-in providers of the same name.',
+      secret: false,
+      defaultText: '(none)',
+    },
+  },
+  TOKEN_REQUEST_TIMEOUT_MS: {
+    schema: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    doc: { meaning: 'Timeout of a call to a provider token endpoint (refresh).', secret: false },
+  },
+  REFRESH_LEASE_MS: {
+    schema: z.coerce.number().int().min(1_000).max(300_000).default(30_000),
+    doc: {
+      meaning: 'How long one process may hold the right to refresh a connection; a crashed holder blocks others no longer. Must exceed TOKEN_REQUEST_TIMEOUT_MS.',
+      secret: false,
+    },
+  },
+  METADATA_MAX_BYTES: {
+    schema: z.coerce.number().int().min(1024).default(64 * 1024),
+    doc: { meaning: 'Largest connection metadata object (as JSON); larger gets 413.', secret: false },
   },
   LOG_LEVEL: {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -9,6 +9,7 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly errors?: readonly FieldError[],
+    readonly payload?: unknown,
   ) {
     super(message);
     this.name = new.target.name;

@@ -8,14 +8,23 @@ export const ERROR_STATUS = {
   missing_api_key: 401,
   malformed_api_key: 401,
   unknown_api_key: 401,
+  unknown_provider: 400,
+  invalid_credentials: 400,
   not_found: 404,
+  integration_not_found: 404,
+  connection_not_found: 404,
+  provider_not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  integration_already_exists: 409,
+  integration_in_use: 409,
   payload_too_large: 413,
+  metadata_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,
   provider_refused: 424,
+  refresh_token_external_error: 424,
   rate_limited: 429,
   internal_error: 500,
   upstream_unreachable: 502,
@@ -36,5 +45,7 @@ export interface ErrorEnvelope {
     readonly message: string;
     readonly errors?: readonly FieldError[];
     readonly error_id?: string;
+    /** Details from a third party, e.g. the provider's answer to a refused refresh. */
+    readonly payload?: unknown;
   };
 }

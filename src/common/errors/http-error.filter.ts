@@ -9,11 +9,21 @@ interface Translated {
   readonly envelope: ErrorEnvelope;
 }
 
-function envelope(code: ErrorCode, message: string, errors?: readonly FieldError[]): Translated {
+function envelope(
+  code: ErrorCode,
+  message: string,
+  errors?: readonly FieldError[],
+  payload?: unknown,
+): Translated {
   return {
     status: ERROR_STATUS[code],
     envelope: {
-      error: errors && errors.length > 0 ? { code, message, errors } : { code, message },
+      error: {
+        code,
+        message,
+        ...(errors && errors.length > 0 ? { errors } : {}),
+        ...(payload === undefined ? {} : { payload }),
+      },
     },
   };
 }
@@ -56,7 +66,7 @@ function httpExceptionMessage(exception: HttpException): string {
 /** Translates anything thrown while serving a request into the error envelope. */
 export function translateError(exception: unknown): Translated | undefined {
   if (exception instanceof DomainError) {
-    return envelope(exception.code, exception.message, exception.errors);
+    return envelope(exception.code, exception.message, exception.errors, exception.payload);
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();

@@ -1,4 +1,5 @@
 import { Initial1763770000000 } from './1763770000000-initial';
+import { Connections1763780000000 } from './1763780000000-connections';
 
 /** Every migration, in order. Listed explicitly so the same list works from source and from dist. */
-export const MIGRATIONS = [Initial1763770000000];
+export const MIGRATIONS = [Initial1763770000000, Connections1763780000000];
