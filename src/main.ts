@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { ConfigurationError, loadConfig } from './config/app-config';
 import { RUN_MODES, type RunMode } from './config/config.schema';
 import { printConfigurationTable } from './app/configuration-table';
-import { rotateSecretKey } from './app/rotate-key';
+import { reencryptSecrets, rotateSecretKey } from './app/operator-commands';
 import { startService } from './app/service';
 import { printStartupBanner } from './app/startup-banner';
 
@@ -13,6 +13,7 @@ Commands:
   api                   HTTP API only (needs DATABASE_URL and TEMPORAL_ADDRESS)
   worker                Temporal worker only, no HTTP (needs DATABASE_URL and TEMPORAL_ADDRESS)
   keys rotate <dev|prod>  replace an environment's secret key and print the new one
+  keys reencrypt        re-encrypt every stored secret under the first key of ENCRYPTION_KEYS
   config-table          print the configuration variables as a Markdown table
 `;
 
@@ -21,6 +22,9 @@ async function run(argv: readonly string[]): Promise<number> {
   if (command === 'config-table') {
     printConfigurationTable();
     return 0;
+  }
+  if (command === 'keys' && rest[0] === 'reencrypt') {
+    return reencryptSecrets(loadConfig('local'));
   }
   if (command === 'keys') {
     const [action, environment] = rest;

@@ -1,6 +1,18 @@
 import axios, { type AxiosInstance, type AxiosRequestConfig, isAxiosError } from 'axios';
 import { errorFromResponse, JunctionError } from './errors';
-import type { Environment, UpdateEnvironmentInput } from './types';
+import type {
+  Connection,
+  ConnectionListItem,
+  Environment,
+  EnvironmentVariable,
+  ImportConnectionInput,
+  Integration,
+  IntegrationInput,
+  IntegrationSummary,
+  Metadata,
+  Provider,
+  UpdateEnvironmentInput,
+} from './types';
 
 export interface JunctionClientOptions {
   /** The environment's secret key; it selects the environment. */
@@ -35,6 +47,170 @@ export class Junction {
   /** Sets (or with null removes) the environment's webhook URL. */
   updateEnvironment(input: UpdateEnvironmentInput): Promise<Environment> {
     return this.request<Environment>({ method: 'PATCH', url: '/environment', data: input });
+  }
+
+  // Integrations (spec 2.5)
+
+  async listIntegrations(): Promise<IntegrationSummary[]> {
+    return (
+      await this.request<{ configs: IntegrationSummary[] }>({ method: 'GET', url: '/config' })
+    ).configs;
+  }
+
+  /** With `includeCredentials`, also the client ID, client secret and scopes. */
+  async getIntegration(integrationId: string, includeCredentials = false): Promise<Integration> {
+    const { config } = await this.request<{ config: Integration }>({
+      method: 'GET',
+      url: `/config/${encodeURIComponent(integrationId)}`,
+      params: { include_creds: String(includeCredentials) },
+    });
+    return config;
+  }
+
+  async createIntegration(input: IntegrationInput): Promise<Integration> {
+    return (
+      await this.request<{ config: Integration }>({ method: 'POST', url: '/config', data: input })
+    ).config;
+  }
+
+  async updateIntegration(input: IntegrationInput): Promise<Integration> {
+    return (
+      await this.request<{ config: Integration }>({ method: 'PUT', url: '/config', data: input })
+    ).config;
+  }
+
+  async deleteIntegration(integrationId: string): Promise<void> {
+    await this.request({ method: 'DELETE', url: `/config/${encodeURIComponent(integrationId)}` });
+  }
+
+  // Providers
+
+  async listProviders(): Promise<Provider[]> {
+    return (await this.request<{ providers: Provider[] }>({ method: 'GET', url: '/providers' }))
+      .providers;
+  }
+
+  async getProvider(name: string): Promise<Provider> {
+    return (
+      await this.request<{ provider: Provider }>({
+        method: 'GET',
+        url: `/providers/${encodeURIComponent(name)}`,
+      })
+    ).provider;
+  }
+
+  /** Creates or replaces a custom provider of this environment. */
+  async putProvider(
+    name: string,
+    definition: Omit<Provider, 'name'> & Record<string, unknown>,
+  ): Promise<Provider> {
+    return (
+      await this.request<{ provider: Provider }>({
+        method: 'PUT',
+        url: `/providers/${encodeURIComponent(name)}`,
+        data: definition,
+      })
+    ).provider;
+  }
+
+  async deleteProvider(name: string): Promise<void> {
+    await this.request({ method: 'DELETE', url: `/providers/${encodeURIComponent(name)}` });
+  }
+
+  // Connections (spec 2.1 to 2.4, 4.2)
+
+  /** Imports existing credentials as a connection; importing again replaces its credentials. */
+  importConnection(input: ImportConnectionInput): Promise<Omit<Connection, 'credentials'>> {
+    const expiresAt =
+      input.expires_at instanceof Date ? input.expires_at.toISOString() : input.expires_at;
+    return this.request({
+      method: 'POST',
+      url: '/connection',
+      data: { ...input, ...(expiresAt ? { expires_at: expiresAt } : {}) },
+    });
+  }
+
+  /** Without a connection ID, every connection of the environment. Never refreshes tokens. */
+  listConnections(connectionId?: string): Promise<{ connections: ConnectionListItem[] }> {
+    return this.request({
+      method: 'GET',
+      url: '/connection',
+      params: connectionId === undefined ? {} : { connectionId },
+    });
+  }
+
+  /** The connection with usable credentials: an OAuth 2 token is refreshed first when needed. */
+  getConnection<M extends Metadata = Metadata>(
+    integrationId: string,
+    connectionId: string,
+    forceRefresh = false,
+    refreshToken = false,
+  ): Promise<Connection<M>> {
+    return this.request({
+      method: 'GET',
+      url: `/connection/${encodeURIComponent(connectionId)}`,
+      params: {
+        provider_config_key: integrationId,
+        force_refresh: String(forceRefresh),
+        refresh_token: String(refreshToken),
+      },
+    });
+  }
+
+  /** Throws a `JunctionError` when the connection could not be deleted (for example 404). */
+  async deleteConnection(integrationId: string, connectionId: string): Promise<void> {
+    await this.request({
+      method: 'DELETE',
+      url: `/connection/${encodeURIComponent(connectionId)}`,
+      params: { provider_config_key: integrationId },
+    });
+  }
+
+  /** Replaces all metadata of one or several connections. */
+  async setMetadata(
+    integrationId: string,
+    connectionId: string | string[],
+    metadata: Metadata,
+  ): Promise<void> {
+    await this.request({
+      method: 'POST',
+      url: '/connection/metadata',
+      data: { provider_config_key: integrationId, connection_id: connectionId, metadata },
+    });
+  }
+
+  /** Merges into the metadata of one or several connections (top-level keys). */
+  async updateMetadata(
+    integrationId: string,
+    connectionId: string | string[],
+    metadata: Metadata,
+  ): Promise<void> {
+    await this.request({
+      method: 'PATCH',
+      url: '/connection/metadata',
+      data: { provider_config_key: integrationId, connection_id: connectionId, metadata },
+    });
+  }
+
+  async getMetadata<M extends Metadata = Metadata>(
+    integrationId: string,
+    connectionId: string,
+  ): Promise<M> {
+    const connection = await this.getConnection<M>(integrationId, connectionId);
+    return (connection.metadata ?? {}) as M;
+  }
+
+  // Environment variables (spec 2.8)
+
+  getEnvironmentVariables(): Promise<EnvironmentVariable[]> {
+    return this.request({ method: 'GET', url: '/environment-variables' });
+  }
+
+  /** Replaces every variable of the environment. */
+  setEnvironmentVariables(
+    variables: readonly EnvironmentVariable[],
+  ): Promise<EnvironmentVariable[]> {
+    return this.request({ method: 'PUT', url: '/environment-variables', data: { variables } });
   }
 
   protected async request<T>(config: AxiosRequestConfig): Promise<T> {

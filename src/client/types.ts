@@ -8,3 +8,113 @@ export interface Environment {
 export interface UpdateEnvironmentInput {
   readonly webhook_url: string | null;
 }
+
+export type AuthMode = 'OAUTH2' | 'OAUTH1' | 'API_KEY' | 'BASIC';
+
+export interface IntegrationSummary {
+  readonly unique_key: string;
+  readonly provider: string;
+}
+
+export interface Integration extends IntegrationSummary {
+  readonly auth_mode: AuthMode;
+  readonly created_at: string;
+  readonly updated_at: string;
+  /** Only with `includeCredentials`. */
+  readonly client_id?: string | null;
+  readonly client_secret?: string | null;
+  readonly scopes?: string | null;
+}
+
+export interface IntegrationInput {
+  readonly provider: string;
+  readonly provider_config_key: string;
+  readonly oauth_client_id?: string;
+  readonly oauth_client_secret?: string;
+  /** Comma-separated. */
+  readonly oauth_scopes?: string;
+}
+
+export interface OAuth2Credentials {
+  readonly type: 'OAUTH2';
+  readonly access_token: string;
+  readonly refresh_token?: string;
+  readonly expires_at?: string;
+  readonly raw: Record<string, unknown>;
+}
+
+export interface OAuth1Credentials {
+  readonly type: 'OAUTH1';
+  readonly oauth_token: string;
+  readonly oauth_token_secret: string;
+  readonly raw: Record<string, unknown>;
+}
+
+export interface ApiKeyCredentials {
+  readonly type: 'API_KEY';
+  readonly apiKey: string;
+}
+
+export interface BasicCredentials {
+  readonly type: 'BASIC';
+  readonly username: string;
+  readonly password: string;
+}
+
+export type Credentials =
+  OAuth2Credentials | OAuth1Credentials | ApiKeyCredentials | BasicCredentials;
+
+export type Metadata = Record<string, unknown>;
+
+/** Spec 2.1. */
+export interface Connection<M extends Metadata = Metadata> {
+  readonly id: number;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly provider_config_key: string;
+  readonly provider: string;
+  readonly connection_id: string;
+  readonly credentials: Credentials;
+  readonly connection_config: Record<string, unknown>;
+  readonly metadata: M | null;
+}
+
+/** Spec 2.3. */
+export interface ConnectionListItem {
+  readonly id: number;
+  readonly connection_id: string;
+  readonly provider: string;
+  readonly provider_config_key: string;
+  readonly created: string;
+  readonly metadata: Metadata | null;
+}
+
+/** Spec 2.4. */
+export interface ImportConnectionInput {
+  readonly connection_id: string;
+  readonly provider_config_key: string;
+  readonly access_token?: string;
+  readonly refresh_token?: string;
+  readonly expires_at?: string | Date;
+  readonly expires_in?: number;
+  readonly oauth_token?: string;
+  readonly oauth_token_secret?: string;
+  readonly username?: string;
+  readonly password?: string;
+  readonly api_key?: string;
+  readonly metadata?: Metadata;
+  readonly connection_config?: Record<string, unknown>;
+}
+
+export interface EnvironmentVariable {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** A catalog or custom provider; see the README for the fields. */
+export interface Provider {
+  readonly name: string;
+  readonly display_name: string;
+  readonly auth_mode: AuthMode;
+  readonly [field: string]: unknown;
+}

@@ -59,7 +59,9 @@ export function loadConfig(mode: RunMode, env: NodeJS.ProcessEnv = process.env):
       );
     }
     if (!env.ENCRYPTION_KEYS?.trim()) {
-      problems.push(`ENCRYPTION_KEYS: required in ${mode} mode (only the local mode generates one)`);
+      problems.push(
+        `ENCRYPTION_KEYS: required in ${mode} mode (only the local mode generates one)`,
+      );
     }
     if (!env.TEMPORAL_ADDRESS?.trim()) {
       problems.push(

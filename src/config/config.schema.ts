@@ -163,7 +163,10 @@ export const CONFIG_VARIABLES = {
       try {
         parseEncryptionKeys(value);
       } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message.replace(/^ENCRYPTION_KEYS: /, '') });
+        context.addIssue({
+          code: 'custom',
+          message: (error as Error).message.replace(/^ENCRYPTION_KEYS: /, ''),
+        });
       }
     }),
     doc: {
@@ -176,7 +179,8 @@ export const CONFIG_VARIABLES = {
   PROVIDERS_FILE: {
     schema: optionalString,
     doc: {
-      meaning: 'JSON file of custom providers (same fields as the catalog); entries override built-in providers of the same name.',
+      meaning:
+        'JSON file of custom providers (same fields as the catalog); entries override built-in providers of the same name.',
       secret: false,
       defaultText: '(none)',
     },
@@ -188,13 +192,21 @@ export const CONFIG_VARIABLES = {
   REFRESH_LEASE_MS: {
     schema: z.coerce.number().int().min(1_000).max(300_000).default(30_000),
     doc: {
-      meaning: 'How long one process may hold the right to refresh a connection; a crashed holder blocks others no longer. Must exceed TOKEN_REQUEST_TIMEOUT_MS.',
+      meaning:
+        'How long one process may hold the right to refresh a connection; a crashed holder blocks others no longer. Must exceed TOKEN_REQUEST_TIMEOUT_MS.',
       secret: false,
     },
   },
   METADATA_MAX_BYTES: {
-    schema: z.coerce.number().int().min(1024).default(64 * 1024),
-    doc: { meaning: 'Largest connection metadata object (as JSON); larger gets 413.', secret: false },
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(64 * 1024),
+    doc: {
+      meaning: 'Largest connection metadata object (as JSON); larger gets 413.',
+      secret: false,
+    },
   },
   LOG_LEVEL: {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,8 +1,19 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { type AuthenticatedEnvironment, CallerEnvironment } from '../auth/caller-environment.decorator';
-import { ConnectionsService, type ConnectionSummary, type ConnectionView } from './connections.service';
-import { DeleteConnectionQueryDto, GetConnectionQueryDto, ListConnectionsQueryDto } from './dto/connection-queries.dto';
+import {
+  type AuthenticatedEnvironment,
+  CallerEnvironment,
+} from '../auth/caller-environment.decorator';
+import {
+  ConnectionsService,
+  type ConnectionSummary,
+  type ConnectionView,
+} from './connections.service';
+import {
+  DeleteConnectionQueryDto,
+  GetConnectionQueryDto,
+  ListConnectionsQueryDto,
+} from './dto/connection-queries.dto';
 import { ImportConnectionDto } from './dto/import-connection.dto';
 import { MetadataBodyDto } from './dto/metadata.dto';
 
@@ -16,7 +27,10 @@ export class ConnectionsController {
 
   /** Imports a connection, or replaces the credentials of the existing one; 201 either way (WIRE.md). */
   @Post()
-  async import(@CallerEnvironment() caller: AuthenticatedEnvironment, @Body() body: ImportConnectionDto): Promise<ConnectionView> {
+  async import(
+    @CallerEnvironment() caller: AuthenticatedEnvironment,
+    @Body() body: ImportConnectionDto,
+  ): Promise<ConnectionView> {
     return (await this.connections.import(caller.id, body)).view;
   }
 
@@ -30,14 +44,32 @@ export class ConnectionsController {
 
   @Post('metadata')
   @HttpCode(200)
-  async setMetadata(@CallerEnvironment() caller: AuthenticatedEnvironment, @Body() body: MetadataBodyDto): Promise<{ success: true }> {
-    await this.connections.writeMetadata(caller.id, body.provider_config_key, idList(body.connection_id), body.metadata, false);
+  async setMetadata(
+    @CallerEnvironment() caller: AuthenticatedEnvironment,
+    @Body() body: MetadataBodyDto,
+  ): Promise<{ success: true }> {
+    await this.connections.writeMetadata(
+      caller.id,
+      body.provider_config_key,
+      idList(body.connection_id),
+      body.metadata,
+      false,
+    );
     return { success: true };
   }
 
   @Patch('metadata')
-  async updateMetadata(@CallerEnvironment() caller: AuthenticatedEnvironment, @Body() body: MetadataBodyDto): Promise<{ success: true }> {
-    await this.connections.writeMetadata(caller.id, body.provider_config_key, idList(body.connection_id), body.metadata, true);
+  async updateMetadata(
+    @CallerEnvironment() caller: AuthenticatedEnvironment,
+    @Body() body: MetadataBodyDto,
+  ): Promise<{ success: true }> {
+    await this.connections.writeMetadata(
+      caller.id,
+      body.provider_config_key,
+      idList(body.connection_id),
+      body.metadata,
+      true,
+    );
     return { success: true };
   }
 

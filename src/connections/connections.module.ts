@@ -9,7 +9,12 @@ import { OAuth2TokenClient } from './oauth2-token-client';
 @Module({
   imports: [IntegrationsModule],
   controllers: [ConnectionsController],
-  providers: [ConnectionsRepository, ConnectionsService, CredentialRefreshService, OAuth2TokenClient],
+  providers: [
+    ConnectionsRepository,
+    ConnectionsService,
+    CredentialRefreshService,
+    OAuth2TokenClient,
+  ],
   exports: [ConnectionsService],
 })
 export class ConnectionsModule {}

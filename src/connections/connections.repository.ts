@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { modifyingQuery } from '../database/modifying-query';
 
 /** A connection joined with what callers need of its integration. */
 export interface ConnectionRow {
@@ -18,9 +19,17 @@ export interface ConnectionRow {
   readonly lastRefreshError: string | null;
   /** Text, at full precision, so waiters compare it exactly. */
   readonly lastRefreshFailureAt: string | null;
+  /** The last refresh was refused within the cool-down (database clock). */
+  readonly refusedRecently: boolean;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
+
+/**
+ * After a refusal, further refreshes of the same credentials wait this long, so a herd of callers
+ * does not hammer the provider with a refresh token it just refused.
+ */
+export const REFUSAL_COOL_DOWN_SECONDS = 10;
 
 const SELECT_ROW = `
   SELECT c.id, c.environment_id AS "environmentId", c.integration_id AS "integrationId",
@@ -29,6 +38,7 @@ const SELECT_ROW = `
          c.connection_config AS "connectionConfig", c.metadata,
          c.refresh_failures AS "refreshFailures", c.last_refresh_error AS "lastRefreshError",
          c.last_refresh_failure_at::text AS "lastRefreshFailureAt",
+         COALESCE(c.last_refresh_failure_at > now() - interval '${REFUSAL_COOL_DOWN_SECONDS} seconds', false) AS "refusedRecently",
          c.created_at AS "createdAt", c.updated_at AS "updatedAt"
   FROM connections c JOIN integrations i ON i.id = c.integration_id`;
 
@@ -43,7 +53,11 @@ export interface ImportValues {
 export class ConnectionsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async find(environmentId: number, providerConfigKey: string, connectionId: string): Promise<ConnectionRow | undefined> {
+  async find(
+    environmentId: number,
+    providerConfigKey: string,
+    connectionId: string,
+  ): Promise<ConnectionRow | undefined> {
     const rows: ConnectionRow[] = await this.db.query(
       `${SELECT_ROW} WHERE c.environment_id = $1 AND i.environment_id = $1 AND i.unique_key = $2 AND c.connection_id = $3`,
       [environmentId, providerConfigKey, connectionId],
@@ -52,18 +66,29 @@ export class ConnectionsRepository {
   }
 
   async findById(environmentId: number, id: number): Promise<ConnectionRow | undefined> {
-    const rows: ConnectionRow[] = await this.db.query(`${SELECT_ROW} WHERE c.environment_id = $1 AND c.id = $2`, [environmentId, id]);
+    const rows: ConnectionRow[] = await this.db.query(
+      `${SELECT_ROW} WHERE c.environment_id = $1 AND c.id = $2`,
+      [environmentId, id],
+    );
     return rows[0];
   }
 
   list(environmentId: number, connectionId?: string): Promise<ConnectionRow[]> {
     return connectionId === undefined
       ? this.db.query(`${SELECT_ROW} WHERE c.environment_id = $1 ORDER BY c.id`, [environmentId])
-      : this.db.query(`${SELECT_ROW} WHERE c.environment_id = $1 AND c.connection_id = $2 ORDER BY c.id`, [environmentId, connectionId]);
+      : this.db.query(
+          `${SELECT_ROW} WHERE c.environment_id = $1 AND c.connection_id = $2 ORDER BY c.id`,
+          [environmentId, connectionId],
+        );
   }
 
   /** Creates the connection, or replaces the credentials of the existing one; true when created. */
-  async upsert(environmentId: number, integrationId: number, connectionId: string, values: ImportValues): Promise<{ id: number; created: boolean }> {
+  async upsert(
+    environmentId: number,
+    integrationId: number,
+    connectionId: string,
+    values: ImportValues,
+  ): Promise<{ id: number; created: boolean }> {
     const rows: Array<{ id: number; created: boolean }> = await this.db.query(
       `INSERT INTO connections (environment_id, integration_id, connection_id, credentials, credentials_expires_at, connection_config, metadata)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -76,7 +101,15 @@ export class ConnectionsRepository {
          refresh_failures = 0, last_refresh_error = NULL, last_refresh_failure_at = NULL,
          updated_at = now()
        RETURNING id, (xmax = 0) AS created`,
-      [environmentId, integrationId, connectionId, values.credentials, values.credentialsExpiresAt, values.connectionConfig, values.metadata],
+      [
+        environmentId,
+        integrationId,
+        connectionId,
+        values.credentials,
+        values.credentialsExpiresAt,
+        values.connectionConfig,
+        values.metadata,
+      ],
     );
     const row = rows[0];
     if (!row) throw new Error('Upsert returned no row');
@@ -84,7 +117,11 @@ export class ConnectionsRepository {
   }
 
   async delete(environmentId: number, id: number): Promise<boolean> {
-    const rows: unknown[] = await this.db.query('DELETE FROM connections WHERE environment_id = $1 AND id = $2 RETURNING id', [environmentId, id]);
+    const rows = await modifyingQuery(
+      this.db,
+      'DELETE FROM connections WHERE environment_id = $1 AND id = $2 RETURNING id',
+      [environmentId, id],
+    );
     return rows.length > 0;
   }
 
@@ -92,8 +129,14 @@ export class ConnectionsRepository {
    * Takes the refresh lease unless another holder's lease is still running (database clock).
    * One autocommit statement: no lock outlives it.
    */
-  async tryAcquireRefreshLease(environmentId: number, id: number, owner: string, leaseMs: number): Promise<ConnectionRow | undefined> {
-    const rows: Array<{ id: number }> = await this.db.query(
+  async tryAcquireRefreshLease(
+    environmentId: number,
+    id: number,
+    owner: string,
+    leaseMs: number,
+  ): Promise<ConnectionRow | undefined> {
+    const rows = await modifyingQuery<{ id: number }>(
+      this.db,
       `UPDATE connections SET refresh_lease_owner = $3, refresh_lease_until = now() + ($4 || ' milliseconds')::interval
        WHERE environment_id = $1 AND id = $2 AND (refresh_lease_until IS NULL OR refresh_lease_until < now())
        RETURNING id`,
@@ -110,8 +153,15 @@ export class ConnectionsRepository {
   }
 
   /** Stores refreshed credentials and frees the lease, only if this owner still holds it. */
-  async completeRefresh(environmentId: number, id: number, owner: string, credentials: string, expiresAt: Date | null): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
+  async completeRefresh(
+    environmentId: number,
+    id: number,
+    owner: string,
+    credentials: string,
+    expiresAt: Date | null,
+  ): Promise<boolean> {
+    const rows = await modifyingQuery(
+      this.db,
       `UPDATE connections SET credentials = $4, credentials_expires_at = $5, credentials_version = credentials_version + 1,
          refresh_lease_owner = NULL, refresh_lease_until = NULL, refresh_failures = 0, last_refresh_error = NULL,
          last_refresh_at = now(), updated_at = now()
@@ -121,7 +171,12 @@ export class ConnectionsRepository {
     return rows.length > 0;
   }
 
-  async recordRefreshFailure(environmentId: number, id: number, owner: string, error: string): Promise<void> {
+  async recordRefreshFailure(
+    environmentId: number,
+    id: number,
+    owner: string,
+    error: string,
+  ): Promise<void> {
     await this.db.query(
       `UPDATE connections SET refresh_failures = refresh_failures + 1, last_refresh_error = $4,
          last_refresh_failure_at = clock_timestamp(), refresh_lease_owner = NULL, refresh_lease_until = NULL
@@ -131,7 +186,14 @@ export class ConnectionsRepository {
   }
 
   /** Locks the named connections of one integration for a metadata change. */
-  lockForMetadata(manager: EntityManager, environmentId: number, integrationId: number, connectionIds: readonly string[]): Promise<Array<{ id: number; connectionId: string; metadata: Record<string, unknown> | null }>> {
+  lockForMetadata(
+    manager: EntityManager,
+    environmentId: number,
+    integrationId: number,
+    connectionIds: readonly string[],
+  ): Promise<
+    Array<{ id: number; connectionId: string; metadata: Record<string, unknown> | null }>
+  > {
     return manager.query(
       `SELECT id, connection_id AS "connectionId", metadata FROM connections
        WHERE environment_id = $1 AND integration_id = $2 AND connection_id = ANY($3) ORDER BY id FOR UPDATE`,
@@ -139,8 +201,16 @@ export class ConnectionsRepository {
     );
   }
 
-  async writeMetadata(manager: EntityManager, environmentId: number, id: number, metadata: Record<string, unknown>): Promise<void> {
-    await manager.query('UPDATE connections SET metadata = $3, updated_at = now() WHERE environment_id = $1 AND id = $2', [environmentId, id, metadata]);
+  async writeMetadata(
+    manager: EntityManager,
+    environmentId: number,
+    id: number,
+    metadata: Record<string, unknown>,
+  ): Promise<void> {
+    await manager.query(
+      'UPDATE connections SET metadata = $3, updated_at = now() WHERE environment_id = $1 AND id = $2',
+      [environmentId, id, metadata],
+    );
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

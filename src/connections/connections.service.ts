@@ -12,7 +12,10 @@ import { credentialsFromImport } from './import-credentials';
 
 export class ConnectionNotFoundError extends DomainError {
   constructor(providerConfigKey: string, connectionIds: readonly string[]) {
-    super('connection_not_found', `No connection ${connectionIds.map((id) => `"${id}"`).join(', ')} for integration "${providerConfigKey}"`);
+    super(
+      'connection_not_found',
+      `No connection ${connectionIds.map((id) => `"${id}"`).join(', ')} for integration "${providerConfigKey}"`,
+    );
   }
 }
 
@@ -52,16 +55,24 @@ export class ConnectionsService {
     private readonly secrets: SecretBox,
   ) {}
 
-  async import(environmentId: number, body: ImportConnectionDto): Promise<{ view: ConnectionView; created: boolean }> {
+  async import(
+    environmentId: number,
+    body: ImportConnectionDto,
+  ): Promise<{ view: ConnectionView; created: boolean }> {
     const integration = await this.integrations.resolve(environmentId, body.provider_config_key);
     const { credentials, expiresAt } = credentialsFromImport(body, integration.provider);
     if (body.metadata) this.checkMetadataSize(body.metadata);
-    const { id, created } = await this.connections.upsert(environmentId, integration.entity.id, body.connection_id, {
-      credentials: this.secrets.encryptJson(credentials, CREDENTIALS_CONTEXT),
-      credentialsExpiresAt: expiresAt,
-      connectionConfig: body.connection_config ?? {},
-      metadata: body.metadata ?? null,
-    });
+    const { id, created } = await this.connections.upsert(
+      environmentId,
+      integration.entity.id,
+      body.connection_id,
+      {
+        credentials: this.secrets.encryptJson(credentials, CREDENTIALS_CONTEXT),
+        credentialsExpiresAt: expiresAt,
+        connectionConfig: body.connection_config ?? {},
+        metadata: body.metadata ?? null,
+      },
+    );
     const row = await this.connections.findById(environmentId, id);
     if (!row) throw new ConnectionNotFoundError(body.provider_config_key, [body.connection_id]);
     return { view: view(row), created };
@@ -80,22 +91,47 @@ export class ConnectionsService {
   }
 
   /** The connection with usable credentials, refreshed first when needed. */
-  async get(environmentId: number, providerConfigKey: string, connectionId: string, options: GetConnectionOptions): Promise<ConnectionView> {
-    const fresh = await this.fresh(environmentId, providerConfigKey, connectionId, options.forceRefresh);
-    return { ...view(fresh.row), credentials: credentialsView(fresh.credentials, options.includeRefreshToken) };
+  async get(
+    environmentId: number,
+    providerConfigKey: string,
+    connectionId: string,
+    options: GetConnectionOptions,
+  ): Promise<ConnectionView> {
+    const fresh = await this.fresh(
+      environmentId,
+      providerConfigKey,
+      connectionId,
+      options.forceRefresh,
+    );
+    return {
+      ...view(fresh.row),
+      credentials: credentialsView(fresh.credentials, options.includeRefreshToken),
+    };
   }
 
   /** Usable credentials for the proxy and scripts. */
-  async fresh(environmentId: number, providerConfigKey: string, connectionId: string, forceRefresh = false): Promise<FreshCredentials & { integration: Awaited<ReturnType<IntegrationsService['resolve']>> }> {
+  async fresh(
+    environmentId: number,
+    providerConfigKey: string,
+    connectionId: string,
+    forceRefresh = false,
+  ): Promise<
+    FreshCredentials & { integration: Awaited<ReturnType<IntegrationsService['resolve']>> }
+  > {
     const row = await this.require(environmentId, providerConfigKey, connectionId);
     const integration = await this.integrations.resolve(environmentId, providerConfigKey);
     const fresh = await this.refresher.fresh(row, integration, forceRefresh);
     return { ...fresh, integration };
   }
 
-  async delete(environmentId: number, providerConfigKey: string, connectionId: string): Promise<void> {
+  async delete(
+    environmentId: number,
+    providerConfigKey: string,
+    connectionId: string,
+  ): Promise<void> {
     const row = await this.require(environmentId, providerConfigKey, connectionId);
-    if (!(await this.connections.delete(environmentId, row.id))) throw new ConnectionNotFoundError(providerConfigKey, [connectionId]);
+    if (!(await this.connections.delete(environmentId, row.id)))
+      throw new ConnectionNotFoundError(providerConfigKey, [connectionId]);
   }
 
   /** Replaces (`merge` false) or shallow-merges the metadata of one or several connections, all or none. */
@@ -109,7 +145,12 @@ export class ConnectionsService {
     const integration = await this.integrations.resolve(environmentId, providerConfigKey);
     const unique = [...new Set(connectionIds)];
     await this.connections.transaction(async (manager) => {
-      const rows = await this.connections.lockForMetadata(manager, environmentId, integration.entity.id, unique);
+      const rows = await this.connections.lockForMetadata(
+        manager,
+        environmentId,
+        integration.entity.id,
+        unique,
+      );
       const found = new Set(rows.map((row) => row.connectionId));
       const missing = unique.filter((id) => !found.has(id));
       if (missing.length > 0) throw new ConnectionNotFoundError(providerConfigKey, missing);
@@ -121,7 +162,11 @@ export class ConnectionsService {
     });
   }
 
-  private async require(environmentId: number, providerConfigKey: string, connectionId: string): Promise<ConnectionRow> {
+  private async require(
+    environmentId: number,
+    providerConfigKey: string,
+    connectionId: string,
+  ): Promise<ConnectionRow> {
     const row = await this.connections.find(environmentId, providerConfigKey, connectionId);
     if (row) return row;
     await this.integrations.resolve(environmentId, providerConfigKey); // 404 naming the integration when that is what is missing
@@ -131,7 +176,10 @@ export class ConnectionsService {
   private checkMetadataSize(metadata: Record<string, unknown>): void {
     const size = Buffer.byteLength(JSON.stringify(metadata));
     if (size > this.config.credentials.metadataMaxBytes) {
-      throw new DomainError('metadata_too_large', `Metadata is ${size} bytes as JSON; the limit is ${this.config.credentials.metadataMaxBytes}`);
+      throw new DomainError(
+        'metadata_too_large',
+        `Metadata is ${size} bytes as JSON; the limit is ${this.config.credentials.metadataMaxBytes}`,
+      );
     }
   }
 }

@@ -6,8 +6,17 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
 import type { ResolvedIntegration } from '../integrations/integrations.service';
-import { ConnectionsRepository, type ConnectionRow } from './connections.repository';
-import { CREDENTIALS_CONTEXT, needsRefresh, type OAuth2Credentials, type StoredCredentials } from './credentials';
+import {
+  ConnectionsRepository,
+  REFUSAL_COOL_DOWN_SECONDS,
+  type ConnectionRow,
+} from './connections.repository';
+import {
+  CREDENTIALS_CONTEXT,
+  needsRefresh,
+  type OAuth2Credentials,
+  type StoredCredentials,
+} from './credentials';
 import { OAuth2TokenClient, TokenRefreshError } from './oauth2-token-client';
 
 const DEFAULT_BUFFER_SECONDS = 15 * 60;
@@ -48,67 +57,127 @@ export class CredentialRefreshService {
     private readonly tokens: OAuth2TokenClient,
   ) {}
 
-  async fresh(row: ConnectionRow, integration: ResolvedIntegration, forceRefresh: boolean): Promise<FreshCredentials> {
+  async fresh(
+    row: ConnectionRow,
+    integration: ResolvedIntegration,
+    forceRefresh: boolean,
+  ): Promise<FreshCredentials> {
     const credentials = this.decrypt(row);
-    const bufferSeconds = integration.provider.token_expiry_buffer_seconds ?? DEFAULT_BUFFER_SECONDS;
+    const bufferSeconds =
+      integration.provider.token_expiry_buffer_seconds ?? DEFAULT_BUFFER_SECONDS;
     const refreshable = credentials.type === 'OAUTH2' && credentials.refresh_token !== undefined;
-    if (!refreshable || (!forceRefresh && !needsRefresh(credentials, bufferSeconds))) return { credentials, row };
+    if (!refreshable || (!forceRefresh && !needsRefresh(credentials, bufferSeconds)))
+      return { credentials, row };
 
     const pending = this.inFlight.get(row.id);
     if (pending) return pending;
+    if (row.refusedRecently && row.lastRefreshError) {
+      throw new RefreshRefusedError(
+        `${row.lastRefreshError} (refused less than ${REFUSAL_COOL_DOWN_SECONDS} s ago; import new credentials or retry later)`,
+      );
+    }
     const work = this.refreshOnce(row, integration).finally(() => this.inFlight.delete(row.id));
     this.inFlight.set(row.id, work);
     return work;
   }
 
-  private async refreshOnce(seen: ConnectionRow, integration: ResolvedIntegration): Promise<FreshCredentials> {
+  private async refreshOnce(
+    seen: ConnectionRow,
+    integration: ResolvedIntegration,
+  ): Promise<FreshCredentials> {
     const owner = randomUUID();
     const deadline = Date.now() + this.config.credentials.refreshLeaseMs + 2_000;
     let pollMs = POLL_START_MS;
     for (;;) {
-      const leased = await this.connections.tryAcquireRefreshLease(seen.environmentId, seen.id, owner, this.config.credentials.refreshLeaseMs);
+      const leased = await this.connections.tryAcquireRefreshLease(
+        seen.environmentId,
+        seen.id,
+        owner,
+        this.config.credentials.refreshLeaseMs,
+      );
       if (leased) {
         if (leased.credentialsVersion !== seen.credentialsVersion) {
           // Another process refreshed between our read and our lease: use its token.
           await this.connections.releaseRefreshLease(seen.environmentId, seen.id, owner);
           return { credentials: this.decrypt(leased), row: leased };
         }
+        if (leased.lastRefreshFailureAt !== seen.lastRefreshFailureAt && leased.lastRefreshError) {
+          // Another process was refused meanwhile: the same refresh token would be refused again.
+          await this.connections.releaseRefreshLease(seen.environmentId, seen.id, owner);
+          throw new RefreshRefusedError(leased.lastRefreshError);
+        }
         return this.callProvider(leased, integration, owner);
       }
       await sleep(pollMs);
       pollMs = Math.min(pollMs * 2, POLL_MAX_MS);
       const current = await this.connections.findById(seen.environmentId, seen.id);
-      if (!current) throw new DomainError('connection_not_found', 'The connection was deleted during the refresh');
-      if (current.credentialsVersion !== seen.credentialsVersion) return { credentials: this.decrypt(current), row: current };
+      if (!current)
+        throw new DomainError(
+          'connection_not_found',
+          'The connection was deleted during the refresh',
+        );
+      if (current.credentialsVersion !== seen.credentialsVersion)
+        return { credentials: this.decrypt(current), row: current };
       if (current.lastRefreshFailureAt !== seen.lastRefreshFailureAt && current.lastRefreshError) {
         throw new RefreshRefusedError(current.lastRefreshError);
       }
       if (Date.now() > deadline) {
-        throw new DomainError('dependency_unavailable', 'Another process is still refreshing this connection; try again shortly');
+        throw new DomainError(
+          'dependency_unavailable',
+          'Another process is still refreshing this connection; try again shortly',
+        );
       }
     }
   }
 
-  private async callProvider(row: ConnectionRow, integration: ResolvedIntegration, owner: string): Promise<FreshCredentials> {
+  private async callProvider(
+    row: ConnectionRow,
+    integration: ResolvedIntegration,
+    owner: string,
+  ): Promise<FreshCredentials> {
     const current = this.decrypt(row) as OAuth2Credentials;
     let refreshed: OAuth2Credentials;
     try {
       refreshed = await this.tokens.refresh(integration, row.connectionConfig, current);
     } catch (error) {
-      const refusal = error instanceof TokenRefreshError ? error : new TokenRefreshError(String(error), undefined, undefined);
-      await this.connections.recordRefreshFailure(row.environmentId, row.id, owner, refusal.message);
-      this.logger.warn({ connection: row.id, providerStatus: refusal.providerStatus }, refusal.message);
+      const refusal =
+        error instanceof TokenRefreshError
+          ? error
+          : new TokenRefreshError(String(error), undefined, undefined);
+      await this.connections.recordRefreshFailure(
+        row.environmentId,
+        row.id,
+        owner,
+        refusal.message,
+      );
+      this.logger.warn(
+        { connection: row.id, providerStatus: refusal.providerStatus },
+        refusal.message,
+      );
       throw new RefreshRefusedError(refusal.message, refusal.providerStatus, refusal.providerBody);
     }
     const sealed = this.secrets.encryptJson(refreshed, CREDENTIALS_CONTEXT);
     const expiresAt = refreshed.expires_at ? new Date(refreshed.expires_at) : null;
-    const stored = await this.connections.completeRefresh(row.environmentId, row.id, owner, sealed, expiresAt);
+    const stored = await this.connections.completeRefresh(
+      row.environmentId,
+      row.id,
+      owner,
+      sealed,
+      expiresAt,
+    );
     if (!stored) {
       // Our lease ran out during the call and someone else took over; theirs is the stored truth.
-      this.logger.error({ connection: row.id }, 'Refresh lease lost before the new token could be stored');
+      this.logger.error(
+        { connection: row.id },
+        'Refresh lease lost before the new token could be stored',
+      );
     }
     const latest = await this.connections.findById(row.environmentId, row.id);
-    if (!latest) throw new DomainError('connection_not_found', 'The connection was deleted during the refresh');
+    if (!latest)
+      throw new DomainError(
+        'connection_not_found',
+        'The connection was deleted during the refresh',
+      );
     return { credentials: this.decrypt(latest), row: latest };
   }
 

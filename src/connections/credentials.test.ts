@@ -17,7 +17,10 @@ describe('credentialsView', () => {
       expires_at: '2030-01-01T00:00:00.000Z',
       raw: { access_token: 'at', token_type: 'bearer', scope: 'read' },
     });
-    expect(credentialsView(withRefresh, true)).toMatchObject({ refresh_token: 'rt', raw: { refresh_token: 'rt' } });
+    expect(credentialsView(withRefresh, true)).toMatchObject({
+      refresh_token: 'rt',
+      raw: { refresh_token: 'rt' },
+    });
   });
 
   it('omits expires_at when there is no refresh token', () => {

@@ -1,3 +1,5 @@
+import { ENCRYPTION_CONTEXTS } from '../crypto/encryption-contexts';
+
 /** What Junction keeps (encrypted) per auth mode. */
 export interface OAuth2Credentials {
   readonly type: 'OAUTH2';
@@ -26,15 +28,19 @@ export interface BasicCredentials {
   readonly password: string;
 }
 
-export type StoredCredentials = OAuth2Credentials | OAuth1Credentials | ApiKeyCredentials | BasicCredentials;
+export type StoredCredentials =
+  OAuth2Credentials | OAuth1Credentials | ApiKeyCredentials | BasicCredentials;
 
-export const CREDENTIALS_CONTEXT = 'connection.credentials';
+export const CREDENTIALS_CONTEXT = ENCRYPTION_CONTEXTS.credentials;
 
 /**
  * The credentials as the API returns them (spec 2.2): the refresh token only when asked, and the
  * expiry (with `raw.refresh_token`) only when a refresh token exists.
  */
-export function credentialsView(credentials: StoredCredentials, includeRefreshToken: boolean): Record<string, unknown> {
+export function credentialsView(
+  credentials: StoredCredentials,
+  includeRefreshToken: boolean,
+): Record<string, unknown> {
   if (credentials.type !== 'OAUTH2') return { ...credentials };
   const hasRefreshToken = credentials.refresh_token !== undefined;
   const { refresh_token: rawRefreshToken, ...rawWithoutRefresh } = credentials.raw;
@@ -44,12 +50,24 @@ export function credentialsView(credentials: StoredCredentials, includeRefreshTo
     access_token: credentials.access_token,
     ...(showRefresh ? { refresh_token: credentials.refresh_token } : {}),
     ...(hasRefreshToken && credentials.expires_at ? { expires_at: credentials.expires_at } : {}),
-    raw: showRefresh && rawRefreshToken !== undefined ? { ...rawWithoutRefresh, refresh_token: rawRefreshToken } : rawWithoutRefresh,
+    raw:
+      showRefresh && rawRefreshToken !== undefined
+        ? { ...rawWithoutRefresh, refresh_token: rawRefreshToken }
+        : rawWithoutRefresh,
   };
 }
 
 /** True when an OAuth 2 token should be refreshed now. */
-export function needsRefresh(credentials: StoredCredentials, bufferSeconds: number, now = Date.now()): boolean {
-  if (credentials.type !== 'OAUTH2' || credentials.refresh_token === undefined || !credentials.expires_at) return false;
+export function needsRefresh(
+  credentials: StoredCredentials,
+  bufferSeconds: number,
+  now = Date.now(),
+): boolean {
+  if (
+    credentials.type !== 'OAUTH2' ||
+    credentials.refresh_token === undefined ||
+    !credentials.expires_at
+  )
+    return false;
   return Date.parse(credentials.expires_at) - bufferSeconds * 1000 <= now;
 }

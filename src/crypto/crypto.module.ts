@@ -7,7 +7,9 @@ export class CryptoModule {
   static forRoot(encryptionKeys: string): DynamicModule {
     return {
       module: CryptoModule,
-      providers: [{ provide: SecretBox, useValue: new SecretBox(parseEncryptionKeys(encryptionKeys)) }],
+      providers: [
+        { provide: SecretBox, useValue: new SecretBox(parseEncryptionKeys(encryptionKeys)) },
+      ],
       exports: [SecretBox],
     };
   }

@@ -31,11 +31,15 @@ describe('SecretBox', () => {
     expect(rotated.decrypt(sealedOld, 'c')).toBe('value');
     expect(rotated.isUnderActiveKey(sealedOld)).toBe(false);
     expect(rotated.isUnderActiveKey(rotated.encrypt('value', 'c'))).toBe(true);
-    expect(() => new SecretBox(parseEncryptionKeys(newKey)).decrypt(sealedOld, 'c')).toThrow(/"old"/);
+    expect(() => new SecretBox(parseEncryptionKeys(newKey)).decrypt(sealedOld, 'c')).toThrow(
+      /"old"/,
+    );
   });
 
   it('lists every problem of a key list', () => {
-    expect(() => parseEncryptionKeys('bad id:abc,k2:short')).toThrow(/key 1.*id.*key 1.*32 bytes.*key 2 \(k2\): must be 32 bytes/);
+    expect(() => parseEncryptionKeys('bad id:abc,k2:short')).toThrow(
+      /key 1.*id.*key 1.*32 bytes.*key 2 \(k2\): must be 32 bytes/,
+    );
     expect(() => parseEncryptionKeys(`${oldKey},${oldKey}`)).toThrow(/unique/);
   });
 });

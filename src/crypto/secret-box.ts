@@ -22,8 +22,12 @@ export function parseEncryptionKeys(text: string): EncryptionKey[] {
       const separator = entry.indexOf(':');
       const id = separator > 0 ? entry.slice(0, separator) : '';
       const key = Buffer.from(separator > 0 ? entry.slice(separator + 1) : '', 'base64');
-      if (!KEY_ID.test(id)) problems.push(`key ${index + 1}: the id before ':' must be 1-32 letters, digits, '-' or '_'`);
-      if (key.length !== 32) problems.push(`key ${index + 1}${id ? ` (${id})` : ''}: must be 32 bytes in base64`);
+      if (!KEY_ID.test(id))
+        problems.push(
+          `key ${index + 1}: the id before ':' must be 1-32 letters, digits, '-' or '_'`,
+        );
+      if (key.length !== 32)
+        problems.push(`key ${index + 1}${id ? ` (${id})` : ''}: must be 32 bytes in base64`);
       return { id, key };
     });
   if (keys.length === 0) problems.push('no key given');
@@ -60,20 +64,38 @@ export class SecretBox {
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     const tag = cipher.getAuthTag();
-    return [VERSION, this.activeKeyId, iv.toString('base64url'), tag.toString('base64url'), ciphertext.toString('base64url')].join('.');
+    return [
+      VERSION,
+      this.activeKeyId,
+      iv.toString('base64url'),
+      tag.toString('base64url'),
+      ciphertext.toString('base64url'),
+    ].join('.');
   }
 
   decrypt(value: string, context: string): string {
     const [version, keyId, iv, tag, ciphertext] = value.split('.');
-    if (version !== VERSION || !keyId || iv === undefined || tag === undefined || ciphertext === undefined) {
+    if (
+      version !== VERSION ||
+      !keyId ||
+      iv === undefined ||
+      tag === undefined ||
+      ciphertext === undefined
+    ) {
       throw new EncryptionKeyError('Not a value encrypted by Junction');
     }
     const key = this.byId.get(keyId);
-    if (!key) throw new EncryptionKeyError(`Encrypted under key "${keyId}", which is not in ENCRYPTION_KEYS`);
+    if (!key)
+      throw new EncryptionKeyError(
+        `Encrypted under key "${keyId}", which is not in ENCRYPTION_KEYS`,
+      );
     const decipher = createDecipheriv(ALGORITHM, key, Buffer.from(iv, 'base64url'));
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+    return Buffer.concat([
+      decipher.update(Buffer.from(ciphertext, 'base64url')),
+      decipher.final(),
+    ]).toString('utf8');
   }
 
   isUnderActiveKey(value: string): boolean {

@@ -1,8 +1,14 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { type AuthenticatedEnvironment, CallerEnvironment } from '../auth/caller-environment.decorator';
+import {
+  type AuthenticatedEnvironment,
+  CallerEnvironment,
+} from '../auth/caller-environment.decorator';
 import { SetEnvironmentVariablesDto } from './dto/environment-variables.dto';
-import { type EnvironmentVariable, EnvironmentVariablesService } from './environment-variables.service';
+import {
+  type EnvironmentVariable,
+  EnvironmentVariablesService,
+} from './environment-variables.service';
 
 @ApiTags('environment-variables')
 @ApiBearerAuth()
@@ -17,7 +23,10 @@ export class EnvironmentVariablesController {
 
   /** Replaces every variable of the environment with the given list. */
   @Put()
-  replace(@CallerEnvironment() caller: AuthenticatedEnvironment, @Body() body: SetEnvironmentVariablesDto): Promise<EnvironmentVariable[]> {
+  replace(
+    @CallerEnvironment() caller: AuthenticatedEnvironment,
+    @Body() body: SetEnvironmentVariablesDto,
+  ): Promise<EnvironmentVariable[]> {
     return this.variables.replaceAll(caller.id, body.variables);
   }
 }

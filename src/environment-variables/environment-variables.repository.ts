@@ -15,7 +15,10 @@ export class EnvironmentVariablesRepository {
   }
 
   /** Replaces the whole set in one transaction. */
-  async replaceAll(environmentId: number, variables: ReadonlyArray<{ name: string; value: string }>): Promise<void> {
+  async replaceAll(
+    environmentId: number,
+    variables: ReadonlyArray<{ name: string; value: string }>,
+  ): Promise<void> {
     await this.variables.manager.transaction(async (manager) => {
       await manager.delete(EnvironmentVariableEntity, { environmentId });
       if (variables.length > 0) {

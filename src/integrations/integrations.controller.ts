@@ -1,6 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { type AuthenticatedEnvironment, CallerEnvironment } from '../auth/caller-environment.decorator';
+import {
+  type AuthenticatedEnvironment,
+  CallerEnvironment,
+} from '../auth/caller-environment.decorator';
 import { GetIntegrationQueryDto, IntegrationBodyDto } from './dto/integration.dto';
 import { IntegrationsService, type IntegrationView } from './integrations.service';
 

@@ -10,7 +10,10 @@ export type IntegrationFields = Pick<
 
 @Injectable()
 export class IntegrationsRepository {
-  constructor(@InjectRepository(IntegrationEntity) private readonly integrations: Repository<IntegrationEntity>) {}
+  constructor(
+    @InjectRepository(IntegrationEntity)
+    private readonly integrations: Repository<IntegrationEntity>,
+  ) {}
 
   list(environmentId: number): Promise<IntegrationEntity[]> {
     return this.integrations.find({ where: { environmentId }, order: { uniqueKey: 'ASC' } });
@@ -25,7 +28,10 @@ export class IntegrationsRepository {
   }
 
   /** Inserts unless the key exists; null when it does. */
-  async insert(environmentId: number, fields: IntegrationFields): Promise<IntegrationEntity | null> {
+  async insert(
+    environmentId: number,
+    fields: IntegrationFields,
+  ): Promise<IntegrationEntity | null> {
     const result = await this.integrations
       .createQueryBuilder()
       .insert()

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, InvalidRequestError } from '../common/errors/domain-error';
 import type { FieldError } from '../common/errors/error-codes';
+import { ENCRYPTION_CONTEXTS } from '../crypto/encryption-contexts';
 import { SecretBox } from '../crypto/secret-box';
 import { ProvidersService } from '../providers/providers.service';
 import type { ProviderDefinition } from '../providers/provider.types';
@@ -8,7 +9,7 @@ import type { IntegrationBodyDto } from './dto/integration.dto';
 import type { IntegrationEntity } from './entities/integration.entity';
 import { IntegrationsRepository } from './integrations.repository';
 
-export const CLIENT_SECRET_CONTEXT = 'integration.oauth_client_secret';
+export const CLIENT_SECRET_CONTEXT = ENCRYPTION_CONTEXTS.clientSecret;
 
 export interface IntegrationView {
   readonly unique_key: string;
@@ -48,7 +49,11 @@ export class IntegrationsService {
     return rows.map((row) => ({ unique_key: row.uniqueKey, provider: row.provider }));
   }
 
-  async get(environmentId: number, key: string, includeCredentials: boolean): Promise<IntegrationView> {
+  async get(
+    environmentId: number,
+    key: string,
+    includeCredentials: boolean,
+  ): Promise<IntegrationView> {
     const resolved = await this.resolve(environmentId, key);
     return this.view(resolved, includeCredentials);
   }
@@ -57,9 +62,20 @@ export class IntegrationsService {
     const provider = await this.checkedProvider(environmentId, body);
     const created = await this.integrations.insert(environmentId, this.fields(body));
     if (!created) {
-      throw new DomainError('integration_already_exists', `Integration "${body.provider_config_key}" already exists; use PUT /config to change it`);
+      throw new DomainError(
+        'integration_already_exists',
+        `Integration "${body.provider_config_key}" already exists; use PUT /config to change it`,
+      );
     }
-    return this.view({ entity: created, provider, clientId: created.oauthClientId, clientSecret: body.oauth_client_secret ?? null }, false);
+    return this.view(
+      {
+        entity: created,
+        provider,
+        clientId: created.oauthClientId,
+        clientSecret: body.oauth_client_secret ?? null,
+      },
+      false,
+    );
   }
 
   async update(environmentId: number, body: IntegrationBodyDto): Promise<IntegrationView> {
@@ -75,7 +91,10 @@ export class IntegrationsService {
     if (!existing) throw new IntegrationNotFoundError(key);
     const connections = await this.integrations.countConnections(environmentId, existing.id);
     if (connections > 0) {
-      throw new DomainError('integration_in_use', `Integration "${key}" still has ${connections} connection(s); delete them first`);
+      throw new DomainError(
+        'integration_in_use',
+        `Integration "${key}" still has ${connections} connection(s); delete them first`,
+      );
     }
     await this.integrations.delete(environmentId, existing.id);
   }
@@ -86,37 +105,60 @@ export class IntegrationsService {
     return this.resolveEntity(environmentId, entity);
   }
 
-  async resolveEntity(environmentId: number, entity: IntegrationEntity): Promise<ResolvedIntegration> {
+  async resolveEntity(
+    environmentId: number,
+    entity: IntegrationEntity,
+  ): Promise<ResolvedIntegration> {
     const provider = await this.providers.find(environmentId, entity.provider);
     if (!provider) {
-      throw new DomainError('unprocessable', `Integration "${entity.uniqueKey}" uses provider "${entity.provider}", which no longer exists`);
+      throw new DomainError(
+        'unprocessable',
+        `Integration "${entity.uniqueKey}" uses provider "${entity.provider}", which no longer exists`,
+      );
     }
     return {
       entity,
       provider,
       clientId: entity.oauthClientId,
-      clientSecret: entity.oauthClientSecret ? this.secrets.decrypt(entity.oauthClientSecret, CLIENT_SECRET_CONTEXT) : null,
+      clientSecret: entity.oauthClientSecret
+        ? this.secrets.decrypt(entity.oauthClientSecret, CLIENT_SECRET_CONTEXT)
+        : null,
     };
   }
 
-  private async checkedProvider(environmentId: number, body: IntegrationBodyDto): Promise<ProviderDefinition> {
+  private async checkedProvider(
+    environmentId: number,
+    body: IntegrationBodyDto,
+  ): Promise<ProviderDefinition> {
     const provider = await this.providers.find(environmentId, body.provider);
     if (!provider) {
-      throw new DomainError('unknown_provider', `Unknown provider "${body.provider}"; GET /providers lists them`, [
-        { path: 'provider', message: `unknown provider "${body.provider}"` },
-      ]);
+      throw new DomainError(
+        'unknown_provider',
+        `Unknown provider "${body.provider}"; GET /providers lists them`,
+        [{ path: 'provider', message: `unknown provider "${body.provider}"` }],
+      );
     }
     const errors: FieldError[] = [];
     const oauth = provider.auth_mode === 'OAUTH2' || provider.auth_mode === 'OAUTH1';
     if (!oauth) {
       for (const field of ['oauth_client_id', 'oauth_client_secret', 'oauth_scopes'] as const) {
-        if (body[field] !== undefined) errors.push({ path: field, message: `${field} does not apply to ${provider.auth_mode} providers` });
+        if (body[field] !== undefined)
+          errors.push({
+            path: field,
+            message: `${field} does not apply to ${provider.auth_mode} providers`,
+          });
       }
     } else if ((body.oauth_client_id === undefined) !== (body.oauth_client_secret === undefined)) {
-      errors.push({ path: 'oauth_client_secret', message: 'oauth_client_id and oauth_client_secret go together' });
+      errors.push({
+        path: 'oauth_client_secret',
+        message: 'oauth_client_id and oauth_client_secret go together',
+      });
     }
     if (errors.length > 0) {
-      throw new InvalidRequestError(`Invalid integration for provider "${provider.name}" (${provider.auth_mode})`, errors);
+      throw new InvalidRequestError(
+        `Invalid integration for provider "${provider.name}" (${provider.auth_mode})`,
+        errors,
+      );
     }
     return provider;
   }
@@ -126,7 +168,9 @@ export class IntegrationsService {
       uniqueKey: body.provider_config_key,
       provider: body.provider,
       oauthClientId: body.oauth_client_id ?? null,
-      oauthClientSecret: body.oauth_client_secret ? this.secrets.encrypt(body.oauth_client_secret, CLIENT_SECRET_CONTEXT) : null,
+      oauthClientSecret: body.oauth_client_secret
+        ? this.secrets.encrypt(body.oauth_client_secret, CLIENT_SECRET_CONTEXT)
+        : null,
       oauthScopes: body.oauth_scopes ?? null,
     };
   }
@@ -141,6 +185,11 @@ export class IntegrationsService {
       updated_at: entity.updatedAt.toISOString(),
     };
     if (!includeCredentials) return base;
-    return { ...base, client_id: resolved.clientId, client_secret: resolved.clientSecret, scopes: entity.oauthScopes };
+    return {
+      ...base,
+      client_id: resolved.clientId,
+      client_secret: resolved.clientSecret,
+      scopes: entity.oauthScopes,
+    };
   }
 }

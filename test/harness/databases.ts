@@ -38,3 +38,18 @@ export async function createTestDatabase(migrated = true): Promise<TestDatabase>
       ),
   };
 }
+
+/** Reads a test database directly, as an operator with psql would. */
+export async function queryDatabase<T>(
+  url: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}

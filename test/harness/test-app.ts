@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Junction } from '../../src/client';
+import { generateEncryptionKey } from '../../src/crypto/secret-box';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
 import type { RunMode } from '../../src/config/config.schema';
 import { startService, type RunningService } from '../../src/app/service';
@@ -18,6 +19,9 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
+/** One fixed key for the run, so API processes a test starts beside each other agree. */
+export const TEST_ENCRYPTION_KEYS = generateEncryptionKey('test1');
+
 export function randomKey(prefix: string): string {
   return `${prefix}_${randomBytes(24).toString('base64url')}`;
 }
@@ -26,13 +30,15 @@ export interface TestAppOptions {
   readonly mode?: RunMode;
   readonly env?: Readonly<Record<string, string>>;
   readonly database?: TestDatabase;
+  /** Keys of an earlier app on the same database (environments keep their first keys). */
+  readonly keys?: { readonly devKey: string; readonly prodKey: string };
 }
 
 /** The real service (api mode unless told) on a fresh database, a random port and its own task queue. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
-  const devKey = randomKey('test_dev');
-  const prodKey = randomKey('test_prod');
+  const devKey = options.keys?.devKey ?? randomKey('test_dev');
+  const prodKey = options.keys?.prodKey ?? randomKey('test_prod');
   const taskQueue = `test-${randomBytes(4).toString('hex')}`;
   const config = loadConfig(options.mode ?? 'api', {
     DATABASE_URL: database.url,
@@ -44,6 +50,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     JUNCTION_DEV_SECRET_KEY: devKey,
     JUNCTION_PROD_SECRET_KEY: prodKey,
+    ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
     ...options.env,
   });
   const service = await startService(config);

@@ -1,7 +1,7 @@
 import { TemporalClientService } from '../../src/temporal/temporal-client.service';
 import { pingWorkflow } from '../../workflows';
 import { harnessValue } from '../harness/state';
-import { startTestApp, type TestApp } from '../harness/test-app';
+import { startTestApp, TEST_ENCRYPTION_KEYS, type TestApp } from '../harness/test-app';
 import { startJunctionProcess, type JunctionProcess } from '../harness/junction-process';
 
 describe('worker process', () => {
@@ -21,6 +21,7 @@ describe('worker process', () => {
       DATABASE_URL: app.database.url,
       TEMPORAL_ADDRESS: harnessValue('temporalAddress'),
       TEMPORAL_TASK_QUEUE: app.taskQueue,
+      ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
     });
     const temporal = app.service.context.get(TemporalClientService);
     const result = await temporal.client.workflow.execute(pingWorkflow, {

@@ -6,5 +6,6 @@ import type { FastifyRequest } from 'fastify';
  * (free-form definitions checked against their own schema).
  */
 export const RawJsonBody = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): unknown => context.switchToHttp().getRequest<FastifyRequest>().body,
+  (_data: unknown, context: ExecutionContext): unknown =>
+    context.switchToHttp().getRequest<FastifyRequest>().body,
 );

@@ -1,5 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsISO8601, IsObject, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import {
+  IsInt,
+  IsISO8601,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  Min,
+} from 'class-validator';
 
 /** Spec 2.4. Which credential fields are required depends on the provider's auth mode. */
 export class ImportConnectionDto {
@@ -25,7 +34,10 @@ export class ImportConnectionDto {
   @Length(1, 16_384)
   refresh_token?: string;
 
-  @ApiPropertyOptional({ description: 'OAuth 2; preferred over expires_in', example: '2030-01-01T00:00:00Z' })
+  @ApiPropertyOptional({
+    description: 'OAuth 2; preferred over expires_in',
+    example: '2030-01-01T00:00:00Z',
+  })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'expires_at must be an ISO 8601 timestamp' })
   expires_at?: string;

@@ -14,7 +14,8 @@ export class MetadataBodyDto {
     name: 'isConnectionIdList',
     validator: {
       validate: isConnectionIdList,
-      defaultMessage: () => 'connection_id must be a connection ID or a non-empty array of up to 1000 of them',
+      defaultMessage: () =>
+        'connection_id must be a connection ID or a non-empty array of up to 1000 of them',
     },
   })
   connection_id: string | string[];

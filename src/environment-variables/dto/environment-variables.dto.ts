@@ -6,7 +6,8 @@ export class EnvironmentVariableDto {
   @ApiProperty({ example: 'API_REGION' })
   @IsString()
   @Matches(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/, {
-    message: 'name must start with a letter or "_" and hold only letters, digits and "_" (at most 256)',
+    message:
+      'name must start with a letter or "_" and hold only letters, digits and "_" (at most 256)',
   })
   name: string;
 

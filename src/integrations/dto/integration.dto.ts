@@ -3,7 +3,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
 
 export class IntegrationBodyDto {
-  @ApiProperty({ description: 'Provider name from the catalog or a custom provider', example: 'github' })
+  @ApiProperty({
+    description: 'Provider name from the catalog or a custom provider',
+    example: 'github',
+  })
   @IsString()
   @Length(1, 100)
   provider: string;
@@ -11,7 +14,8 @@ export class IntegrationBodyDto {
   @ApiProperty({ description: 'The integration ID', example: 'github-prod' })
   @IsString()
   @Matches(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, {
-    message: 'provider_config_key must be 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit',
+    message:
+      'provider_config_key must be 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit',
   })
   provider_config_key: string;
 
@@ -40,4 +44,3 @@ export class GetIntegrationQueryDto {
   @IsIn(['true', 'false'], { message: 'include_creds must be true or false' })
   include_creds?: 'true' | 'false';
 }
-
