@@ -1,0 +1,320 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { availableParallelism, loadavg, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+
+/** `dist/src/main.js`, the built entry point the benches run as a child process. */
+export const ENTRY = join(__dirname, '..', 'src', 'main.js');
+
+export function assertBuilt(): void {
+  if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run \`npm run build\` first`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Machine description
+
+function cpuModel(): string {
+  try {
+    const match = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    if (match?.[1]) return match[1].trim();
+  } catch {
+    // Not Linux.
+  }
+  return 'unknown CPU';
+}
+
+function osRelease(): string {
+  try {
+    const match = /^PRETTY_NAME="?([^"\n]+)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'));
+    if (match?.[1]) return `${match[1]}, kernel ${release()}`;
+  } catch {
+    // No os-release.
+  }
+  return `${process.platform} ${release()}`;
+}
+
+/** One line naming the machine, e.g. for the README table. */
+export function machineLine(): string {
+  const gib = (totalmem() / 1024 ** 3).toFixed(1);
+  return `${cpuModel()}, ${availableParallelism()} cores, ${gib} GiB RAM, Node ${process.version}, ${osRelease()}`;
+}
+
+/** The load averages: other work on the machine (a test run, a build) skews every figure. */
+export function loadLine(): string {
+  return loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics and output
+
+export interface Summary {
+  readonly count: number;
+  readonly min: number;
+  readonly median: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly mean: number;
+}
+
+/** Linear-interpolated quantile of sorted values. */
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const position = (sorted.length - 1) * q;
+  const lower = Math.floor(position);
+  const upper = Math.ceil(position);
+  const low = sorted[lower] ?? Number.NaN;
+  const high = sorted[upper] ?? Number.NaN;
+  return low + (high - low) * (position - lower);
+}
+
+export function summarize(values: readonly number[]): Summary {
+  const sorted = [...values].sort((a, b) => a - b);
+  const sum = sorted.reduce((total, value) => total + value, 0);
+  return {
+    count: sorted.length,
+    min: sorted[0] ?? Number.NaN,
+    median: quantile(sorted, 0.5),
+    p90: quantile(sorted, 0.9),
+    p99: quantile(sorted, 0.99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+    mean: sorted.length === 0 ? Number.NaN : sum / sorted.length,
+  };
+}
+
+export function median(values: readonly number[]): number {
+  return quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
+}
+
+export function fixed(value: number, digits = 2): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : '-';
+}
+
+/** Prints rows as an aligned plain-text table (first row is the header). */
+export function printTable(rows: readonly (readonly string[])[]): void {
+  const widths: number[] = [];
+  for (const row of rows)
+    row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, cell.length)));
+  const line = (row: readonly string[]): string =>
+    row
+      .map((cell, index) =>
+        index === 0 ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0),
+      )
+      .join('  ');
+  const [header, ...body] = rows;
+  if (!header) return;
+  process.stdout.write(`${line(header)}\n${widths.map((width) => '-'.repeat(width)).join('  ')}\n`);
+  for (const row of body) process.stdout.write(`${line(row)}\n`);
+}
+
+export function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clean-up of everything a bench started, also on error and on Ctrl-C
+
+const cleanups: Array<{ what: string; run: () => Promise<void> | void }> = [];
+
+/** Registers a clean-up; returns a function that runs it now (once) and unregisters it. */
+export function onCleanup(what: string, run: () => Promise<void> | void): () => Promise<void> {
+  const entry = { what, run };
+  cleanups.push(entry);
+  return async () => {
+    const index = cleanups.indexOf(entry);
+    if (index < 0) return;
+    cleanups.splice(index, 1);
+    await entry.run();
+  };
+}
+
+let cleaning: Promise<void> | undefined;
+
+/** Runs every registered clean-up once, newest first; concurrent callers share the one run. */
+function runCleanups(): Promise<void> {
+  cleaning ??= drainCleanups();
+  return cleaning;
+}
+
+async function drainCleanups(): Promise<void> {
+  while (cleanups.length > 0) {
+    const entry = cleanups.pop();
+    if (!entry) break;
+    try {
+      await entry.run();
+    } catch (error) {
+      log(`clean-up of ${entry.what} failed: ${String(error)}`);
+    }
+  }
+}
+
+/** Runs a bench's main function, then every registered clean-up, whatever happens. */
+export function runBench(main: () => Promise<void>): void {
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted) return;
+    interrupted = true;
+    log(`${signal}: stopping what the bench started`);
+    void runCleanups().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  void main()
+    .then(
+      () => 0,
+      (error: unknown) => {
+        // After Ctrl-C, requests fail because the service is stopping: not worth a stack trace.
+        if (interrupted) return 130;
+        process.stderr.write(
+          `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        );
+        return 1;
+      },
+    )
+    .then(async (code) => {
+      await runCleanups();
+      process.exit(code);
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service as a child process
+
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  /** Resolves with the exit code (or the signal name) when the process ends. */
+  readonly exited: Promise<number | string>;
+  /** Output written so far (kept when stdout goes to a file: read the file). */
+  output(): string;
+  /** SIGTERM, then SIGKILL of its process group after `graceMs`; resolves with the exit code. */
+  stop(graceMs?: number): Promise<number | string>;
+}
+
+export interface SpawnOptions {
+  readonly env: Readonly<Record<string, string>>;
+  /** Send stdout and stderr to this file instead of keeping them in memory. */
+  readonly logFile?: string;
+  /** Called with each chunk of output when it is kept in memory. */
+  readonly onOutput?: (chunk: string) => void;
+}
+
+/** Spawns `node dist/src/main.js <mode>` in its own process group (so nothing it starts outlives it). */
+export function spawnService(mode: 'api' | 'local', options: SpawnOptions): ServiceProcess {
+  assertBuilt();
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', ...options.env };
+  if (process.env.HOME) env.HOME = process.env.HOME;
+  // For profiling, e.g. BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+  const args = [
+    ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+    ENTRY,
+    mode,
+  ];
+  let output = '';
+  let child: ChildProcess;
+  if (options.logFile) {
+    const fd = openSync(options.logFile, 'w');
+    try {
+      child = spawn(process.execPath, args, {
+        env,
+        stdio: ['ignore', fd, fd],
+        detached: true,
+      });
+    } finally {
+      closeSync(fd);
+    }
+  } else {
+    child = spawn(process.execPath, args, {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const keep = (chunk: Buffer): void => {
+      const text = chunk.toString();
+      output = (output + text).slice(-200_000);
+      options.onOutput?.(text);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+  }
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
+  const logFile = options.logFile;
+  return {
+    child,
+    exited,
+    output: () => (logFile ? readFileSync(logFile, 'utf8') : output),
+    async stop(graceMs = 30_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => {
+        log(`pid ${child.pid} did not stop within ${graceMs} ms: SIGKILL to its process group`);
+        if (child.pid) {
+          try {
+            process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            // Already gone.
+          }
+        }
+      }, graceMs);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** Last lines of a process's output, for error messages. */
+export function tail(text: string, lines = 30): string {
+  return text.split('\n').slice(-lines).join('\n');
+}
+
+/**
+ * Polls `GET <url>/ready` every `intervalMs` until it answers 200; resolves with the time (ms,
+ * `performance.now()`) of that answer. Fails if the process exits or the deadline passes.
+ */
+export async function waitReady(
+  baseUrl: string,
+  service: ServiceProcess,
+  { intervalMs = 50, timeoutMs = 120_000 } = {},
+): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  let exitedWith: number | string | undefined;
+  void service.exited.then((code) => (exitedWith = code));
+  let last = 'no answer yet';
+  for (;;) {
+    if (exitedWith !== undefined) {
+      throw new Error(
+        `The service exited with ${exitedWith} before it was ready:\n${tail(service.output())}`,
+      );
+    }
+    try {
+      // `reset`: no keep-alive connection is left behind to hold up the service's shutdown.
+      const response = await request(`${baseUrl}/ready`, {
+        headersTimeout: 5_000,
+        bodyTimeout: 5_000,
+        reset: true,
+      });
+      const body = await response.body.text();
+      if (response.statusCode === 200) return performance.now();
+      last = `${response.statusCode} ${body.slice(0, 200)}`;
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    if (performance.now() > deadline) {
+      throw new Error(
+        `${baseUrl}/ready did not answer 200 within ${timeoutMs} ms (last: ${last}):\n${tail(service.output())}`,
+      );
+    }
+    await sleep(intervalMs);
+  }
+}
