@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { modifyingQuery } from '../database/modifying-query';
+import { IntegrationEntity } from '../integrations/entities/integration.entity';
 
 /** A connection joined with what callers need of its integration. */
 export interface ConnectionRow {
@@ -23,6 +24,39 @@ export interface ConnectionRow {
   readonly refusedRecently: boolean;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /** The integration's row, so a read needs one query. */
+  readonly integration: IntegrationEntity;
+}
+
+interface FlatRow extends Omit<ConnectionRow, 'integration'> {
+  readonly integrationClientId: string | null;
+  readonly integrationClientSecret: string | null;
+  readonly integrationScopes: string | null;
+  readonly integrationCreatedAt: Date;
+  readonly integrationUpdatedAt: Date;
+}
+
+function withIntegration(row: FlatRow): ConnectionRow {
+  const {
+    integrationClientId,
+    integrationClientSecret,
+    integrationScopes,
+    integrationCreatedAt,
+    integrationUpdatedAt,
+    ...connection
+  } = row;
+  const integration = Object.assign(new IntegrationEntity(), {
+    id: row.integrationId,
+    environmentId: row.environmentId,
+    uniqueKey: row.providerConfigKey,
+    provider: row.provider,
+    oauthClientId: integrationClientId,
+    oauthClientSecret: integrationClientSecret,
+    oauthScopes: integrationScopes,
+    createdAt: integrationCreatedAt,
+    updatedAt: integrationUpdatedAt,
+  });
+  return { ...connection, integration };
 }
 
 /**
@@ -39,7 +73,9 @@ const SELECT_ROW = `
          c.refresh_failures AS "refreshFailures", c.last_refresh_error AS "lastRefreshError",
          c.last_refresh_failure_at::text AS "lastRefreshFailureAt",
          COALESCE(c.last_refresh_failure_at > now() - interval '${REFUSAL_COOL_DOWN_SECONDS} seconds', false) AS "refusedRecently",
-         c.created_at AS "createdAt", c.updated_at AS "updatedAt"
+         c.created_at AS "createdAt", c.updated_at AS "updatedAt",
+         i.oauth_client_id AS "integrationClientId", i.oauth_client_secret AS "integrationClientSecret",
+         i.oauth_scopes AS "integrationScopes", i.created_at AS "integrationCreatedAt", i.updated_at AS "integrationUpdatedAt"
   FROM connections c JOIN integrations i ON i.id = c.integration_id`;
 
 export interface ImportValues {
@@ -58,28 +94,32 @@ export class ConnectionsRepository {
     providerConfigKey: string,
     connectionId: string,
   ): Promise<ConnectionRow | undefined> {
-    const rows: ConnectionRow[] = await this.db.query(
+    const rows: FlatRow[] = await this.db.query(
       `${SELECT_ROW} WHERE c.environment_id = $1 AND i.environment_id = $1 AND i.unique_key = $2 AND c.connection_id = $3`,
       [environmentId, providerConfigKey, connectionId],
     );
-    return rows[0];
+    return rows[0] && withIntegration(rows[0]);
   }
 
   async findById(environmentId: number, id: number): Promise<ConnectionRow | undefined> {
-    const rows: ConnectionRow[] = await this.db.query(
+    const rows: FlatRow[] = await this.db.query(
       `${SELECT_ROW} WHERE c.environment_id = $1 AND c.id = $2`,
       [environmentId, id],
     );
-    return rows[0];
+    return rows[0] && withIntegration(rows[0]);
   }
 
-  list(environmentId: number, connectionId?: string): Promise<ConnectionRow[]> {
-    return connectionId === undefined
-      ? this.db.query(`${SELECT_ROW} WHERE c.environment_id = $1 ORDER BY c.id`, [environmentId])
-      : this.db.query(
-          `${SELECT_ROW} WHERE c.environment_id = $1 AND c.connection_id = $2 ORDER BY c.id`,
-          [environmentId, connectionId],
-        );
+  async list(environmentId: number, connectionId?: string): Promise<ConnectionRow[]> {
+    const rows: FlatRow[] =
+      connectionId === undefined
+        ? await this.db.query(`${SELECT_ROW} WHERE c.environment_id = $1 ORDER BY c.id`, [
+            environmentId,
+          ])
+        : await this.db.query(
+            `${SELECT_ROW} WHERE c.environment_id = $1 AND c.connection_id = $2 ORDER BY c.id`,
+            [environmentId, connectionId],
+          );
+    return rows.map(withIntegration);
   }
 
   /** Creates the connection, or replaces the credentials of the existing one; true when created. */

@@ -119,7 +119,7 @@ export class ConnectionsService {
     FreshCredentials & { integration: Awaited<ReturnType<IntegrationsService['resolve']>> }
   > {
     const row = await this.require(environmentId, providerConfigKey, connectionId);
-    const integration = await this.integrations.resolve(environmentId, providerConfigKey);
+    const integration = await this.integrations.resolveEntity(environmentId, row.integration);
     const fresh = await this.refresher.fresh(row, integration, forceRefresh);
     return { ...fresh, integration };
   }

@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppConfig } from '../../config/app-config';
@@ -19,6 +19,8 @@ export class LoggingModule {
       module: LoggingModule,
       imports: [
         LoggerModule.forRoot({
+          // nestjs-pino's default route pattern never matches under the Fastify adapter of NestJS 12.
+          forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
           pinoHttp: {
             level: config.log.level,
             genReqId: (request: IncomingMessage) => requestIdOf(request),
