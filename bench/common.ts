@@ -1,9 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client as PgClient } from 'pg';
 import { request } from 'undici';
+import { startDevServer } from '../src/temporal/dev-server';
+import { databaseUrl } from '../test/harness/databases';
+import { freePort } from '../test/harness/ports';
+import { startPostgresCluster } from '../test/harness/postgres-cluster';
 
 /** `dist/src/main.js`, the built entry point the benches run as a child process. */
 export const ENTRY = join(__dirname, '..', 'src', 'main.js');
@@ -317,4 +323,240 @@ export async function waitReady(
     }
     await sleep(intervalMs);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurement
+
+/** One measured series: latencies, throughput and the service's CPU time per request. */
+export interface Row {
+  readonly label: string;
+  readonly summary: Summary;
+  readonly perSecond: number;
+  /** CPU time of the service process per request, ms (from /proc), when known. */
+  readonly serviceCpuMs?: number;
+}
+
+/** utime + stime of a process in ms, from /proc (Linux); undefined elsewhere. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields after the command: state is index 0, utime index 11, stime index 12 (clock ticks).
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux.
+  } catch {
+    return undefined;
+  }
+}
+
+function cpuPerRequest(
+  before: number | undefined,
+  after: number | undefined,
+  requests: number,
+): number | undefined {
+  return before !== undefined && after !== undefined && requests > 0
+    ? (after - before) / requests
+    : undefined;
+}
+
+/** `count` sequential calls of `call`, after `warmup` unmeasured ones. */
+export async function sequential(
+  label: string,
+  call: () => Promise<void>,
+  warmup: number,
+  count: number,
+  servicePid?: number,
+): Promise<Row> {
+  for (let index = 0; index < warmup; index += 1) await call();
+  const cpuBefore = processCpuMs(servicePid);
+  const latencies = new Array<number>(count);
+  const started = performance.now();
+  for (let index = 0; index < count; index += 1) {
+    const before = performance.now();
+    await call();
+    latencies[index] = performance.now() - before;
+  }
+  const elapsed = performance.now() - started;
+  return {
+    label,
+    summary: summarize(latencies),
+    perSecond: (count * 1000) / elapsed,
+    serviceCpuMs: cpuPerRequest(cpuBefore, processCpuMs(servicePid), count),
+  };
+}
+
+/**
+ * `concurrency` loops calling `call` for `seconds`, after 20 unmeasured rounds of `concurrency`
+ * parallel calls (which also open the pool's connections).
+ */
+export async function concurrent(
+  label: string,
+  call: () => Promise<void>,
+  concurrency: number,
+  seconds: number,
+  servicePid?: number,
+): Promise<Row> {
+  for (let round = 0; round < 20; round += 1)
+    await Promise.all(Array.from({ length: concurrency }, () => call()));
+  const latencies: number[] = [];
+  const cpuBefore = processCpuMs(servicePid);
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const before = performance.now();
+        await call();
+        latencies.push(performance.now() - before);
+      }
+    }),
+  );
+  const elapsed = performance.now() - started;
+  return {
+    label,
+    summary: summarize(latencies),
+    perSecond: (latencies.length * 1000) / elapsed,
+    serviceCpuMs: cpuPerRequest(cpuBefore, processCpuMs(servicePid), latencies.length),
+  };
+}
+
+/** Header and cells of the usual results table (latencies in ms). */
+export const ROW_HEADER: readonly string[] = [
+  '',
+  'requests',
+  'min',
+  'median',
+  'p90',
+  'p99',
+  'max',
+  'req/s',
+  'service CPU/req',
+];
+
+export function rowCells(row: Row): string[] {
+  return [
+    row.label,
+    String(row.summary.count),
+    fixed(row.summary.min),
+    fixed(row.summary.median),
+    fixed(row.summary.p90),
+    fixed(row.summary.p99),
+    fixed(row.summary.max),
+    fixed(row.perSecond, 0),
+    row.serviceCpuMs === undefined ? '-' : fixed(row.serviceCpuMs),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL, Temporal and `junction api` for the benches that run the service in api mode
+
+export interface Backends {
+  /** The PostgreSQL server (its default database), for admin connections. */
+  readonly serverUrl: string;
+  /** A fresh database `junction_bench_<random>` on it, dropped at clean-up. */
+  readonly databaseUrl: string;
+  readonly temporalAddress: string;
+}
+
+/**
+ * A throwaway PostgreSQL cluster (`startPostgresCluster()`, no fsync) unless DATABASE_URL is set,
+ * a Temporal dev server unless TEMPORAL_ADDRESS is set, and a fresh database on the server. All
+ * of it is stopped or dropped by the bench's clean-up.
+ */
+export async function startBackends(workDir: string): Promise<Backends> {
+  let serverUrl = process.env.DATABASE_URL;
+  if (serverUrl) {
+    log('using the PostgreSQL server of DATABASE_URL');
+  } else {
+    log('starting a throwaway PostgreSQL cluster');
+    const cluster = await startPostgresCluster();
+    onCleanup('PostgreSQL cluster', () => cluster.stop());
+    serverUrl = cluster.url;
+  }
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  if (temporalAddress) {
+    log(`using the Temporal server at ${temporalAddress}`);
+  } else {
+    log('starting a Temporal dev server');
+    const server = await startDevServer({
+      cliPath: process.env.TEMPORAL_CLI_PATH,
+      databaseFile: join(workDir, 'temporal.sqlite'),
+      port: await freePort(),
+      uiPort: await freePort(),
+    });
+    onCleanup('Temporal dev server', () => server.stop());
+    temporalAddress = server.address;
+  }
+
+  const database = `junction_bench_${randomBytes(6).toString('hex')}`;
+  const admin = new PgClient({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${database}`);
+  } finally {
+    await admin.end();
+  }
+  const adminUrl = serverUrl;
+  onCleanup(`database ${database}`, async () => {
+    const cleanup = new PgClient({ connectionString: adminUrl });
+    await cleanup.connect();
+    try {
+      await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    } finally {
+      await cleanup.end();
+    }
+  });
+  return { serverUrl, databaseUrl: databaseUrl(serverUrl, database), temporalAddress };
+}
+
+/**
+ * The environment `junction api` needs against `backends`: a random 40-character dev secret key,
+ * a random encryption key (`id:base64 of 32 bytes`), a private task queue, no metrics port.
+ */
+export function apiEnvironment(
+  backends: Backends,
+  encryptionKeyId = 'bench',
+): { env: Record<string, string>; secretKey: string } {
+  const secretKey = randomBytes(30).toString('base64url'); // 40 characters.
+  return {
+    secretKey,
+    env: {
+      DATABASE_URL: backends.databaseUrl,
+      TEMPORAL_ADDRESS: backends.temporalAddress,
+      METRICS_PORT: '0',
+      JUNCTION_DEV_SECRET_KEY: secretKey,
+      TEMPORAL_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}`,
+      ENCRYPTION_KEYS: `${encryptionKeyId}:${randomBytes(32).toString('base64')}`,
+    },
+  };
+}
+
+export interface ApiService {
+  readonly service: ServiceProcess;
+  readonly baseUrl: string;
+  /** SIGTERM and wait for the exit (logged when not 0); also registered as a clean-up. */
+  readonly stop: () => Promise<void>;
+}
+
+/** Spawns `junction api` on a free port with `env`, output to `logFile`; waits for `/ready`. */
+export async function startApi(
+  label: string,
+  env: Record<string, string>,
+  logFile: string,
+): Promise<ApiService> {
+  const port = await freePort();
+  const service = spawnService('api', { env: { ...env, PORT: String(port) }, logFile });
+  const stop = onCleanup(label, async () => {
+    const exitCode = await service.stop();
+    if (exitCode !== 0) log(`${label} exited with ${exitCode}:\n${tail(service.output())}`);
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const spawnedAt = performance.now();
+  const readyAt = await waitReady(baseUrl, service, { intervalMs: 50, timeoutMs: 60_000 });
+  log(
+    `${label} ready after ${fixed(readyAt - spawnedAt, 0)} ms, pid ${service.child.pid}, log ${logFile}`,
+  );
+  return { service, baseUrl, stop };
 }

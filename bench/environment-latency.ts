@@ -5,31 +5,30 @@
  *
  *   npm run build && npm run bench:environment
  */
-import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
 import { Client, Pool } from 'undici';
-import { startDevServer } from '../src/temporal/dev-server';
-import { databaseUrl } from '../test/harness/databases';
 import { freePort } from '../test/harness/ports';
-import { startPostgresCluster } from '../test/harness/postgres-cluster';
 import {
+  apiEnvironment,
+  concurrent,
   fixed,
   loadLine,
   log,
   machineLine,
   onCleanup,
   printTable,
+  ROW_HEADER,
+  rowCells,
   runBench,
-  spawnService,
-  summarize,
-  tail,
-  waitReady,
-  type ServiceProcess,
-  type Summary,
+  sequential,
+  startApi,
+  startBackends,
+  type ApiService,
+  type Row,
 } from './common';
 
 const WARMUP_REQUESTS = 500;
@@ -41,14 +40,6 @@ const REFERENCE_WARMUP = 200;
 const REFERENCE_REQUESTS = 2_000;
 const LOG_LEVELS = ['warn', 'info'] as const;
 
-interface Row {
-  readonly label: string;
-  readonly summary: Summary;
-  readonly perSecond: number;
-  /** CPU time of the service process per request, ms (from /proc), when known. */
-  readonly serviceCpuMs?: number;
-}
-
 type Requester = (path: string) => Promise<void>;
 
 function requester(dispatcher: Client | Pool, headers: Record<string, string>): Requester {
@@ -57,85 +48,6 @@ function requester(dispatcher: Client | Pool, headers: Record<string, string>): 
     const text = await body.text();
     if (statusCode !== 200)
       throw new Error(`GET ${path} answered ${statusCode}: ${text.slice(0, 300)}`);
-  };
-}
-
-/** utime + stime of a process in ms, from /proc (Linux); undefined elsewhere. */
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields after the command: state is index 0, utime index 11, stime index 12 (clock ticks).
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux.
-  } catch {
-    return undefined;
-  }
-}
-
-/** `count` sequential calls of `call`, after `warmup` unmeasured ones. */
-async function sequential(
-  label: string,
-  call: () => Promise<void>,
-  warmup: number,
-  count: number,
-  servicePid?: number,
-): Promise<Row> {
-  for (let index = 0; index < warmup; index += 1) await call();
-  const cpuBefore = processCpuMs(servicePid);
-  const latencies = new Array<number>(count);
-  const started = performance.now();
-  for (let index = 0; index < count; index += 1) {
-    const before = performance.now();
-    await call();
-    latencies[index] = performance.now() - before;
-  }
-  const elapsed = performance.now() - started;
-  const cpuAfter = processCpuMs(servicePid);
-  return {
-    label,
-    summary: summarize(latencies),
-    perSecond: (count * 1000) / elapsed,
-    serviceCpuMs:
-      cpuBefore !== undefined && cpuAfter !== undefined
-        ? (cpuAfter - cpuBefore) / count
-        : undefined,
-  };
-}
-
-/** `CONCURRENCY` loops calling `call` for `seconds`. */
-async function concurrent(
-  label: string,
-  call: () => Promise<void>,
-  seconds: number,
-  servicePid?: number,
-): Promise<Row> {
-  for (let round = 0; round < 20; round += 1)
-    await Promise.all(Array.from({ length: CONCURRENCY }, () => call()));
-  const latencies: number[] = [];
-  const cpuBefore = processCpuMs(servicePid);
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < deadline) {
-        const before = performance.now();
-        await call();
-        latencies.push(performance.now() - before);
-      }
-    }),
-  );
-  const elapsed = performance.now() - started;
-  const cpuAfter = processCpuMs(servicePid);
-  return {
-    label,
-    summary: summarize(latencies),
-    perSecond: (latencies.length * 1000) / elapsed,
-    serviceCpuMs:
-      cpuBefore !== undefined && cpuAfter !== undefined
-        ? (cpuAfter - cpuBefore) / latencies.length
-        : undefined,
   };
 }
 
@@ -198,32 +110,16 @@ async function directQuery(url: string): Promise<Row> {
   }
 }
 
-async function startApi(
+function startApiAt(
   logLevel: string,
   env: Record<string, string>,
   workDir: string,
-): Promise<{ service: ServiceProcess; baseUrl: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const logFile = join(workDir, `api-${logLevel}.log`);
-  const service = spawnService('api', {
-    env: { ...env, PORT: String(port), LOG_LEVEL: logLevel },
-    logFile,
-  });
-  let exitCode: number | string | undefined;
-  const stop = onCleanup(`junction api (LOG_LEVEL=${logLevel})`, async () => {
-    exitCode = await service.stop();
-    if (exitCode !== 0)
-      log(
-        `junction api (LOG_LEVEL=${logLevel}) exited with ${exitCode}:\n${tail(service.output())}`,
-      );
-  });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const spawnedAt = performance.now();
-  const readyAt = await waitReady(baseUrl, service, { intervalMs: 50, timeoutMs: 60_000 });
-  log(
-    `junction api (LOG_LEVEL=${logLevel}) ready after ${fixed(readyAt - spawnedAt, 0)} ms, pid ${service.child.pid}, log ${logFile}`,
+): Promise<ApiService> {
+  return startApi(
+    `junction api (LOG_LEVEL=${logLevel})`,
+    { ...env, LOG_LEVEL: logLevel },
+    join(workDir, `api-${logLevel}.log`),
   );
-  return { service, baseUrl, stop };
 }
 
 async function main(): Promise<void> {
@@ -233,59 +129,9 @@ async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'junction-bench-'));
   onCleanup('bench work folder', () => rmSync(workDir, { recursive: true, force: true }));
 
-  let serverUrl = process.env.DATABASE_URL;
-  if (serverUrl) {
-    log('using the PostgreSQL server of DATABASE_URL');
-  } else {
-    log('starting a throwaway PostgreSQL cluster');
-    const cluster = await startPostgresCluster();
-    onCleanup('PostgreSQL cluster', () => cluster.stop());
-    serverUrl = cluster.url;
-  }
-  let temporalAddress = process.env.TEMPORAL_ADDRESS;
-  if (temporalAddress) {
-    log(`using the Temporal server at ${temporalAddress}`);
-  } else {
-    log('starting a Temporal dev server');
-    const server = await startDevServer({
-      cliPath: process.env.TEMPORAL_CLI_PATH,
-      databaseFile: join(workDir, 'temporal.sqlite'),
-      port: await freePort(),
-      uiPort: await freePort(),
-    });
-    onCleanup('Temporal dev server', () => server.stop());
-    temporalAddress = server.address;
-  }
-
-  const database = `junction_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new PgClient({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${database}`);
-  } finally {
-    await admin.end();
-  }
-  onCleanup(`database ${database}`, async () => {
-    const cleanup = new PgClient({ connectionString: serverUrl });
-    await cleanup.connect();
-    try {
-      await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    } finally {
-      await cleanup.end();
-    }
-  });
-  const url = databaseUrl(serverUrl, database);
-
-  const secretKey = randomBytes(30).toString('base64url'); // 40 characters.
-  const env = {
-    DATABASE_URL: url,
-    TEMPORAL_ADDRESS: temporalAddress,
-    METRICS_PORT: '0',
-    JUNCTION_DEV_SECRET_KEY: secretKey,
-    TEMPORAL_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}`,
-    // Required in api mode: a throwaway AES-256 key (`id:base64 of 32 bytes`).
-    ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
-  };
+  const backends = await startBackends(workDir);
+  const url = backends.databaseUrl;
+  const { env, secretKey } = apiEnvironment(backends);
   const headers = { authorization: `Bearer ${secretKey}` };
 
   const rows: Row[] = [];
@@ -294,7 +140,7 @@ async function main(): Promise<void> {
   const notes: string[] = [];
 
   for (const logLevel of LOG_LEVELS) {
-    const { service, baseUrl, stop } = await startApi(logLevel, env, workDir);
+    const { service, baseUrl, stop } = await startApiAt(logLevel, env, workDir);
     const client = new Client(baseUrl, { pipelining: 1, keepAliveTimeout: 60_000 });
     const pool = new Pool(baseUrl, {
       connections: CONCURRENCY,
@@ -326,6 +172,7 @@ async function main(): Promise<void> {
         await concurrent(
           `GET /environment, LOG_LEVEL=${logLevel}`,
           () => getPooled('/environment'),
+          CONCURRENCY,
           CONCURRENT_SECONDS,
           service.child.pid,
         ),
@@ -366,29 +213,17 @@ async function main(): Promise<void> {
   }
   references.push(await bareHttpFloor());
 
-  const header = ['', 'requests', 'min', 'median', 'p90', 'p99', 'max', 'req/s', 'service CPU/req'];
-  const toCells = (row: Row): string[] => [
-    row.label,
-    String(row.summary.count),
-    fixed(row.summary.min),
-    fixed(row.summary.median),
-    fixed(row.summary.p90),
-    fixed(row.summary.p99),
-    fixed(row.summary.max),
-    fixed(row.perSecond, 0),
-    row.serviceCpuMs === undefined ? '-' : fixed(row.serviceCpuMs),
-  ];
   process.stdout.write(
     `\nMachine: ${machine}\nLoad average (1/5/15 min): ${loadAtStart} at start, ${loadLine()} at end\n`,
   );
   process.stdout.write(`\nSequential (concurrency 1, one keep-alive connection), latency in ms:\n`);
-  printTable([header, ...rows.map(toCells)]);
+  printTable([ROW_HEADER, ...rows.map(rowCells)]);
   process.stdout.write(
     `\nConcurrency ${CONCURRENCY} for ${CONCURRENT_SECONDS} s (${CONCURRENCY} keep-alive connections), latency in ms:\n`,
   );
-  printTable([header, ...concurrentRows.map(toCells)]);
+  printTable([ROW_HEADER, ...concurrentRows.map(rowCells)]);
   process.stdout.write(`\nReferences (sequential, to explain the figures above), latency in ms:\n`);
-  printTable([header, ...references.map(toCells)]);
+  printTable([ROW_HEADER, ...references.map(rowCells)]);
   process.stdout.write(`\n${notes.join('\n')}\n`);
   const target = rows[0]?.summary.median ?? Number.NaN;
   process.stdout.write(

@@ -1,3 +1,5 @@
+import type { StoredCredentials as Credentials } from '../connections/credentials';
+
 export interface Environment {
   readonly name: 'dev' | 'prod';
   readonly webhook_url: string | null;
@@ -35,34 +37,13 @@ export interface IntegrationInput {
   readonly oauth_scopes?: string;
 }
 
-export interface OAuth2Credentials {
-  readonly type: 'OAUTH2';
-  readonly access_token: string;
-  readonly refresh_token?: string;
-  readonly expires_at?: string;
-  readonly raw: Record<string, unknown>;
-}
-
-export interface OAuth1Credentials {
-  readonly type: 'OAUTH1';
-  readonly oauth_token: string;
-  readonly oauth_token_secret: string;
-  readonly raw: Record<string, unknown>;
-}
-
-export interface ApiKeyCredentials {
-  readonly type: 'API_KEY';
-  readonly apiKey: string;
-}
-
-export interface BasicCredentials {
-  readonly type: 'BASIC';
-  readonly username: string;
-  readonly password: string;
-}
-
-export type Credentials =
-  OAuth2Credentials | OAuth1Credentials | ApiKeyCredentials | BasicCredentials;
+export type {
+  ApiKeyCredentials,
+  BasicCredentials,
+  OAuth1Credentials,
+  OAuth2Credentials,
+  StoredCredentials as Credentials,
+} from '../connections/credentials';
 
 export type Metadata = Record<string, unknown>;
 

@@ -19,7 +19,7 @@ describe('request logs', () => {
     });
   });
   afterAll(async () => {
-    await api.stop('SIGTERM');
+    await api.stop('SIGKILL');
     await app.stop();
   });
 
@@ -57,5 +57,9 @@ describe('request logs', () => {
     expect(logged).toMatchObject({ req: { url: '/environment' }, res: { statusCode: 200 } });
     expect(api.output()).not.toContain(app.devKey);
     expect(api.output()).not.toContain('sk_live_never_logged');
+  });
+
+  it('stops accepting, finishes and exits 0 on SIGTERM', async () => {
+    expect(await api.stop('SIGTERM')).toBe(0);
   });
 });
