@@ -337,11 +337,15 @@ export interface Row {
   readonly serviceCpuMs?: number;
 }
 
-/** utime + stime of a process in ms, from /proc (Linux); undefined elsewhere. */
-export function processCpuMs(pid: number | undefined): number | undefined {
+/**
+ * utime + stime of a process in ms, from /proc (Linux); undefined elsewhere. With `tid`, of that
+ * one thread of the process (`tid === pid` is its main thread, the one running JavaScript).
+ */
+export function processCpuMs(pid: number | undefined, tid?: number): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+    const stat = readFileSync(file, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // Fields after the command: state is index 0, utime index 11, stime index 12 (clock ticks).
     const ticks = Number(fields[11]) + Number(fields[12]);
@@ -388,8 +392,8 @@ export async function sequential(
 }
 
 /**
- * `concurrency` loops calling `call` for `seconds`, after 20 unmeasured rounds of `concurrency`
- * parallel calls (which also open the pool's connections).
+ * `concurrency` loops calling `call` for `seconds`, after `warmupRounds` unmeasured rounds of
+ * `concurrency` parallel calls (which also open the pool's connections).
  */
 export async function concurrent(
   label: string,
@@ -397,8 +401,9 @@ export async function concurrent(
   concurrency: number,
   seconds: number,
   servicePid?: number,
+  warmupRounds = 20,
 ): Promise<Row> {
-  for (let round = 0; round < 20; round += 1)
+  for (let round = 0; round < warmupRounds; round += 1)
     await Promise.all(Array.from({ length: concurrency }, () => call()));
   const latencies: number[] = [];
   const cpuBefore = processCpuMs(servicePid);
