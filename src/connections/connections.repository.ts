@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { modifyingQuery } from '../database/modifying-query';
+import { preparedQuery } from '../database/prepared-query';
 import { IntegrationEntity } from '../integrations/entities/integration.entity';
 
 /** A connection joined with what callers need of its integration. */
@@ -78,6 +79,8 @@ const SELECT_ROW = `
          i.oauth_scopes AS "integrationScopes", i.created_at AS "integrationCreatedAt", i.updated_at AS "integrationUpdatedAt"
   FROM connections c JOIN integrations i ON i.id = c.integration_id`;
 
+const FIND_BY_KEY = `${SELECT_ROW} WHERE c.environment_id = $1 AND i.environment_id = $1 AND i.unique_key = $2 AND c.connection_id = $3`;
+
 export interface ImportValues {
   readonly credentials: string;
   readonly credentialsExpiresAt: Date | null;
@@ -94,10 +97,12 @@ export class ConnectionsRepository {
     providerConfigKey: string,
     connectionId: string,
   ): Promise<ConnectionRow | undefined> {
-    const rows: FlatRow[] = await this.db.query(
-      `${SELECT_ROW} WHERE c.environment_id = $1 AND i.environment_id = $1 AND i.unique_key = $2 AND c.connection_id = $3`,
-      [environmentId, providerConfigKey, connectionId],
-    );
+    // The read behind every getConnection and proxied request: prepared once per connection.
+    const rows = await preparedQuery<FlatRow>(this.db, 'junction_connection_by_key', FIND_BY_KEY, [
+      environmentId,
+      providerConfigKey,
+      connectionId,
+    ]);
     return rows[0] && withIntegration(rows[0]);
   }
 

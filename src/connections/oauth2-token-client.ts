@@ -60,11 +60,12 @@ export class OAuth2TokenClient {
     };
     if (integration.clientId) {
       if (provider.token_request_auth_method === 'basic') {
-        const pair = `${encodeURIComponent(integration.clientId)}:${encodeURIComponent(integration.clientSecret ?? '')}`;
+        const pair = `${encodeURIComponent(integration.clientId)}:${encodeURIComponent(integration.clientSecret() ?? '')}`;
         headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
       } else {
         form.set('client_id', integration.clientId);
-        if (integration.clientSecret) form.set('client_secret', integration.clientSecret);
+        const clientSecret = integration.clientSecret();
+        if (clientSecret) form.set('client_secret', clientSecret);
       }
     }
     let response;

@@ -27,7 +27,8 @@ export interface ResolvedIntegration {
   readonly entity: IntegrationEntity;
   readonly provider: ProviderDefinition;
   readonly clientId: string | null;
-  readonly clientSecret: string | null;
+  /** Decrypted on demand: only a refresh or `include_creds` needs it. */
+  clientSecret(): string | null;
 }
 
 export class IntegrationNotFoundError extends DomainError {
@@ -72,7 +73,7 @@ export class IntegrationsService {
         entity: created,
         provider,
         clientId: created.oauthClientId,
-        clientSecret: body.oauth_client_secret ?? null,
+        clientSecret: () => body.oauth_client_secret ?? null,
       },
       false,
     );
@@ -120,9 +121,10 @@ export class IntegrationsService {
       entity,
       provider,
       clientId: entity.oauthClientId,
-      clientSecret: entity.oauthClientSecret
-        ? this.secrets.decrypt(entity.oauthClientSecret, CLIENT_SECRET_CONTEXT)
-        : null,
+      clientSecret: () =>
+        entity.oauthClientSecret
+          ? this.secrets.decrypt(entity.oauthClientSecret, CLIENT_SECRET_CONTEXT)
+          : null,
     };
   }
 
@@ -188,7 +190,7 @@ export class IntegrationsService {
     return {
       ...base,
       client_id: resolved.clientId,
-      client_secret: resolved.clientSecret,
+      client_secret: resolved.clientSecret(),
       scopes: entity.oauthScopes,
     };
   }

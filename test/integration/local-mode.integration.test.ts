@@ -55,6 +55,20 @@ describe('local mode with embedded defaults', () => {
     await first
       .client(devKey())
       .updateEnvironment({ webhook_url: 'http://127.0.0.1:9/kept-across-restarts' });
+    // Embedded PostgreSQL serves the prepared-statement reads and the encrypted credentials too.
+    const client = first.client(devKey());
+    await client.createIntegration({ provider: 'stripe', provider_config_key: 'stripe' });
+    await client.importConnection({
+      provider_config_key: 'stripe',
+      connection_id: 'c',
+      api_key: 'sk_local',
+    });
+    for (let round = 0; round < 3; round += 1) {
+      expect((await client.getConnection('stripe', 'c')).credentials).toEqual({
+        type: 'API_KEY',
+        apiKey: 'sk_local',
+      });
+    }
     await stop();
 
     const second = await start();
@@ -62,6 +76,9 @@ describe('local mode with embedded defaults', () => {
     expect((await second.client(devKey()).getEnvironment()).webhook_url).toBe(
       'http://127.0.0.1:9/kept-across-restarts',
     );
+    expect((await second.client(devKey()).getConnection('stripe', 'c')).credentials).toMatchObject({
+      apiKey: 'sk_local',
+    });
     await stop();
   });
 
