@@ -5,6 +5,7 @@ import { ConnectionsModule } from '../connections/connections.module';
 import { EnvironmentVariablesModule } from '../environment-variables/environment-variables.module';
 import { IntegrationsModule } from '../integrations/integrations.module';
 import { ProvidersModule } from '../providers/providers.module';
+import { ProxyModule } from '../proxy/proxy.module';
 import { LoggingModule } from '../common/logging/logging.module';
 import type { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
@@ -54,6 +55,7 @@ export class AppModule {
         IntegrationsModule,
         ConnectionsModule,
         EnvironmentVariablesModule,
+        ProxyModule,
         ...(shape.http ? [AuthModule, HealthModule] : []),
       ],
       providers: workerProviders,

@@ -6,7 +6,10 @@ import { Logger } from 'nestjs-pino';
 import { HttpErrorFilter } from '../common/errors/http-error.filter';
 import { requestIdOf } from '../common/logging/request-id';
 import { createValidationPipe } from '../common/validation/validation.pipe';
+import { SecretKeyResolver } from '../auth/secret-key-resolver';
 import { MetricsService } from '../metrics/metrics.service';
+import { proxyRoutes } from '../proxy/proxy.route';
+import { ProxyService } from '../proxy/proxy.service';
 import { AppModule, type AppShape } from './app.module';
 
 export interface RegisteredRoute {
@@ -44,6 +47,7 @@ export async function createHttpApplication(shape: AppShape): Promise<HttpApplic
   app.useGlobalPipes(createValidationPipe());
   installHooks(fastify, app.get(MetricsService));
   installDocs(app);
+  await fastify.register(proxyRoutes(app.get(ProxyService), app.get(SecretKeyResolver)));
   await app.init();
   return { app, routes };
 }

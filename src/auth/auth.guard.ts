@@ -1,13 +1,47 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError } from '../common/errors/domain-error';
-import type { AuthenticatedRequest } from './caller-environment.decorator';
+import type {
+  AuthenticatedEnvironment,
+  AuthenticatedRequest,
+} from './caller-environment.decorator';
 import { IS_PUBLIC } from './public.decorator';
 import { SecretKeyResolver } from './secret-key-resolver';
 
 const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
 
 export class AuthenticationError extends DomainError {}
+
+/**
+ * The environment of an `Authorization: Bearer <secret key>` header; shared by the guard and the
+ * routes served outside Nest's pipeline (the streaming proxy).
+ */
+export async function authenticate(
+  header: string | undefined,
+  resolver: SecretKeyResolver,
+): Promise<AuthenticatedEnvironment> {
+  if (header === undefined || header === '') {
+    throw new AuthenticationError(
+      'missing_api_key',
+      'Authentication required: send the header "Authorization: Bearer <secret key>"',
+    );
+  }
+  const match = BEARER.exec(header);
+  if (!match?.[1]) {
+    throw new AuthenticationError(
+      'malformed_api_key',
+      'The Authorization header must be "Bearer <secret key>"',
+    );
+  }
+  const environment = await resolver.resolve(match[1]);
+  if (!environment) {
+    throw new AuthenticationError(
+      'unknown_api_key',
+      'The secret key is not valid for any environment',
+    );
+  }
+  return environment;
+}
 
 /** Every route needs `Authorization: Bearer <secret key>` unless marked public. */
 @Injectable()
@@ -25,27 +59,7 @@ export class AuthGuard implements CanActivate {
     if (isPublic) return true;
 
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const header = request.headers.authorization;
-    if (header === undefined || header === '') {
-      throw new AuthenticationError(
-        'missing_api_key',
-        'Authentication required: send the header "Authorization: Bearer <secret key>"',
-      );
-    }
-    const match = BEARER.exec(header);
-    if (!match?.[1]) {
-      throw new AuthenticationError(
-        'malformed_api_key',
-        'The Authorization header must be "Bearer <secret key>"',
-      );
-    }
-    const environment = await this.resolver.resolve(match[1]);
-    if (!environment) {
-      throw new AuthenticationError(
-        'unknown_api_key',
-        'The secret key is not valid for any environment',
-      );
-    }
+    const environment = await authenticate(request.headers.authorization, this.resolver);
     request.environment = environment;
     return true;
   }

@@ -1,4 +1,9 @@
-import axios, { type AxiosInstance, type AxiosRequestConfig, isAxiosError } from 'axios';
+import axios, {
+  type AxiosInstance,
+  type AxiosRequestConfig,
+  type AxiosResponse,
+  isAxiosError,
+} from 'axios';
 import { errorFromResponse, JunctionError } from './errors';
 import type {
   Connection,
@@ -11,6 +16,7 @@ import type {
   IntegrationSummary,
   Metadata,
   Provider,
+  ProxyConfig,
   UpdateEnvironmentInput,
 } from './types';
 
@@ -211,6 +217,60 @@ export class Junction {
     variables: readonly EnvironmentVariable[],
   ): Promise<EnvironmentVariable[]> {
     return this.request({ method: 'PUT', url: '/environment-variables', data: { variables } });
+  }
+
+  // Proxy (spec 4.3)
+
+  /**
+   * Sends a request to the external API with the connection's credentials attached and returns
+   * the external response as received (any status). Junction's own failures (unknown
+   * connection, refused refresh, unreachable upstream) throw a `JunctionError`.
+   */
+  async proxy<T = unknown>(config: ProxyConfig): Promise<AxiosResponse<T>> {
+    const headers: Record<string, string> = {
+      'Connection-Id': config.connectionId,
+      'Provider-Config-Key': config.providerConfigKey,
+    };
+    if (config.retries !== undefined) headers.Retries = String(config.retries);
+    if (config.retryOn?.length) headers['Retry-On'] = config.retryOn.join(',');
+    if (config.baseUrlOverride) headers['Base-Url-Override'] = config.baseUrlOverride;
+    if (config.decompress !== undefined) headers.Decompress = String(config.decompress);
+    for (const [name, value] of Object.entries(config.headers ?? {}))
+      headers[`Junction-Proxy-${name}`] = value;
+    let response: AxiosResponse<T>;
+    try {
+      response = await this.http.request<T>({
+        method: config.method ?? 'GET',
+        url: `/proxy/${config.endpoint.replace(/^\/+/, '')}`,
+        headers,
+        params: config.params,
+        data: config.data,
+        responseType: config.responseType ?? 'json',
+        decompress: false,
+        validateStatus: () => true,
+      });
+    } catch (error) {
+      throw toJunctionError(error);
+    }
+    if (response.headers['x-junction-error'] === 'true')
+      throw errorFromResponse(response.status, response.data);
+    return response;
+  }
+
+  get<T = unknown>(config: Omit<ProxyConfig, 'method'>): Promise<AxiosResponse<T>> {
+    return this.proxy<T>({ ...config, method: 'GET' });
+  }
+
+  post<T = unknown>(config: Omit<ProxyConfig, 'method'>): Promise<AxiosResponse<T>> {
+    return this.proxy<T>({ ...config, method: 'POST' });
+  }
+
+  patch<T = unknown>(config: Omit<ProxyConfig, 'method'>): Promise<AxiosResponse<T>> {
+    return this.proxy<T>({ ...config, method: 'PATCH' });
+  }
+
+  delete<T = unknown>(config: Omit<ProxyConfig, 'method'>): Promise<AxiosResponse<T>> {
+    return this.proxy<T>({ ...config, method: 'DELETE' });
   }
 
   protected async request<T>(config: AxiosRequestConfig): Promise<T> {

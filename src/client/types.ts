@@ -99,3 +99,22 @@ export interface Provider {
   readonly auth_mode: AuthMode;
   readonly [field: string]: unknown;
 }
+
+/** Spec 4.3, plus the retry-on codes and decompression of the REST headers. */
+export interface ProxyConfig {
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+  /** Path on the external API, e.g. `/repos/acme/app/issues`. */
+  readonly endpoint: string;
+  readonly providerConfigKey: string;
+  readonly connectionId: string;
+  /** Extra headers for the external API (sent as `Junction-Proxy-<name>`). */
+  readonly headers?: Record<string, string>;
+  readonly params?: Record<string, string | number | boolean>;
+  readonly data?: unknown;
+  /** Retries on network errors, timeouts, 429 and 5xx (never 2xx); default 0. */
+  readonly retries?: number;
+  readonly retryOn?: readonly number[];
+  readonly baseUrlOverride?: string;
+  readonly decompress?: boolean;
+  readonly responseType?: 'json' | 'text' | 'arraybuffer' | 'stream';
+}

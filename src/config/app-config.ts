@@ -33,6 +33,12 @@ export interface AppConfig {
     readonly refreshLeaseMs: number;
     readonly metadataMaxBytes: number;
   };
+  readonly proxy: {
+    readonly timeoutMs: number;
+    readonly maxRetries: number;
+    readonly maxRetryWaitMs: number;
+    readonly maxReplayBodyBytes: number;
+  };
   readonly log: { readonly level: EnvironmentValues['LOG_LEVEL']; readonly pretty: boolean };
 }
 
@@ -110,6 +116,12 @@ export function loadConfig(mode: RunMode, env: NodeJS.ProcessEnv = process.env):
       tokenRequestTimeoutMs: values.TOKEN_REQUEST_TIMEOUT_MS,
       refreshLeaseMs: values.REFRESH_LEASE_MS,
       metadataMaxBytes: values.METADATA_MAX_BYTES,
+    },
+    proxy: {
+      timeoutMs: values.PROXY_TIMEOUT_MS,
+      maxRetries: values.PROXY_MAX_RETRIES,
+      maxRetryWaitMs: values.PROXY_MAX_RETRY_WAIT_MS,
+      maxReplayBodyBytes: values.PROXY_MAX_REPLAY_BODY_BYTES,
     },
     log: { level: values.LOG_LEVEL, pretty: values.LOG_PRETTY },
   };

@@ -208,6 +208,36 @@ export const CONFIG_VARIABLES = {
       secret: false,
     },
   },
+  PROXY_TIMEOUT_MS: {
+    schema: z.coerce.number().int().min(100).max(600_000).default(60_000),
+    doc: {
+      meaning: 'Time the proxy waits for an upstream to answer (each attempt); then 504.',
+      secret: false,
+    },
+  },
+  PROXY_MAX_RETRIES: {
+    schema: z.coerce.number().int().min(0).max(20).default(10),
+    doc: { meaning: 'Upper bound of the `Retries` header of proxied requests.', secret: false },
+  },
+  PROXY_MAX_RETRY_WAIT_MS: {
+    schema: z.coerce.number().int().min(0).max(300_000).default(30_000),
+    doc: {
+      meaning: 'Longest wait the proxy honours from a `Retry-After` or rate-limit reset header.',
+      secret: false,
+    },
+  },
+  PROXY_MAX_REPLAY_BODY_BYTES: {
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(50 * 1024 * 1024),
+    doc: {
+      meaning:
+        'Largest request body the proxy keeps in memory to replay on retries (bodies of requests without retries stream and have no limit).',
+      secret: false,
+    },
+  },
   LOG_LEVEL: {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     doc: { meaning: 'Lowest level written to the JSON log.', secret: false },

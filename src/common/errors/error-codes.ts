@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   malformed_api_key: 401,
   unknown_api_key: 401,
   unknown_provider: 400,
+  missing_base_url: 400,
+  invalid_endpoint: 400,
   invalid_credentials: 400,
   not_found: 404,
   integration_not_found: 404,

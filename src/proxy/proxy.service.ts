@@ -1,0 +1,230 @@
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import pRetry, { AbortError } from 'p-retry';
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { DomainError } from '../common/errors/domain-error';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/app-config';
+import { ConnectionsService } from '../connections/connections.service';
+import { interpolateUrl } from '../providers/interpolate';
+import { credentialHeaders, oauth1Authorization } from './credential-headers';
+import { HOP_BY_HOP, readProxyHeaders, type ProxyInstructions } from './proxy-headers';
+import { isRetriableStatus, requestedWaitMs } from './retry-policy';
+import { upstreamUrl } from './upstream-url';
+
+export interface ProxyCall {
+  readonly environmentId: number;
+  readonly method: string;
+  /** Path and query after `/proxy/`, as received. */
+  readonly endpoint: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The request body as it arrives; undefined when there is none. */
+  readonly body: Readable | undefined;
+}
+
+export interface UpstreamAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[]>;
+  readonly body: Readable;
+}
+
+class RetriableStatus extends Error {
+  constructor(readonly waitMs: number | undefined) {
+    super('retriable upstream status');
+  }
+}
+
+const NETWORK_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * Forwards a request to the provider's API with the connection's credentials: undici on the hot
+ * path, bodies streamed both ways (buffered only when a retry or an OAuth 1 form signature needs
+ * them), retries with exponential backoff and jitter.
+ */
+@Injectable()
+export class ProxyService implements OnModuleDestroy {
+  private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly connections: ConnectionsService,
+  ) {}
+
+  async forward(call: ProxyCall): Promise<UpstreamAnswer> {
+    const instructions = readProxyHeaders(call.headers, this.config.proxy.maxRetries);
+    const fresh = await this.connections.fresh(
+      call.environmentId,
+      instructions.providerConfigKey,
+      instructions.connectionId,
+    );
+    const connectionConfig = fresh.row.connectionConfig;
+    const baseTemplate = instructions.baseUrlOverride ?? fresh.integration.provider.proxy?.base_url;
+    if (!baseTemplate) {
+      throw new DomainError(
+        'missing_base_url',
+        `Provider "${fresh.integration.provider.name}" has no proxy base URL: give the Base-Url-Override header`,
+      );
+    }
+    const base = instructions.baseUrlOverride ?? interpolateUrl(baseTemplate, { connectionConfig });
+    const url = upstreamUrl(base, call.endpoint);
+    const attached = credentialHeaders(fresh.integration, fresh.credentials, connectionConfig);
+    for (const [name, value] of Object.entries(attached.query)) {
+      if (!url.searchParams.has(name)) url.searchParams.set(name, value);
+    }
+    const headers: Record<string, string> = { ...attached.headers, ...instructions.forwardHeaders };
+    if (attached.headers.authorization !== undefined)
+      headers.authorization = attached.headers.authorization;
+
+    const method = call.method.toUpperCase();
+    const isForm = (headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+    const needsReplay = instructions.retries > 0 || (fresh.credentials.type === 'OAUTH1' && isForm);
+    const body =
+      call.body && hasBody(call.headers)
+        ? needsReplay
+          ? await this.buffer(call.body)
+          : call.body
+        : undefined;
+    if (body !== undefined && call.headers['content-length'] !== undefined)
+      headers['content-length'] = String(call.headers['content-length']);
+
+    const signature = oauth1Authorization(
+      fresh.integration,
+      fresh.credentials,
+      method,
+      url,
+      isForm && Buffer.isBuffer(body)
+        ? Object.fromEntries(new URLSearchParams(body.toString('utf8')))
+        : undefined,
+    );
+    if (signature) headers.authorization = signature;
+
+    const response = await this.send(
+      url,
+      method,
+      headers,
+      body,
+      instructions,
+      fresh.integration.provider.proxy?.rate_limit_reset_header,
+    );
+    return this.answer(response, instructions.decompress);
+  }
+
+  private async send(
+    url: URL,
+    method: string,
+    headers: Record<string, string>,
+    body: Buffer | Readable | undefined,
+    instructions: ProxyInstructions,
+    resetHeader: string | undefined,
+  ): Promise<Dispatcher.ResponseData> {
+    const timeout = this.config.proxy.timeoutMs;
+    const replayable = !(body instanceof Readable);
+    try {
+      return await pRetry(
+        async (attempt) => {
+          let response: Dispatcher.ResponseData;
+          try {
+            response = await request(url, {
+              method,
+              headers,
+              body,
+              dispatcher: this.agent,
+              headersTimeout: timeout,
+              bodyTimeout: timeout,
+            });
+          } catch (error) {
+            if (!replayable) throw new AbortError(error as Error);
+            throw error;
+          }
+          const lastAttempt = attempt > instructions.retries;
+          if (!lastAttempt && isRetriableStatus(response.statusCode, instructions.retryOn)) {
+            await response.body.dump();
+            throw new RetriableStatus(requestedWaitMs(response.headers, resetHeader));
+          }
+          return response;
+        },
+        {
+          retries: instructions.retries,
+          factor: 2,
+          minTimeout: 100,
+          maxTimeout: 5_000,
+          randomize: true,
+          onFailedAttempt: async (error) => {
+            if (error instanceof RetriableStatus && error.waitMs !== undefined) {
+              await sleep(Math.min(error.waitMs, this.config.proxy.maxRetryWaitMs));
+            }
+          },
+        },
+      );
+    } catch (error) {
+      throw upstreamFailure(url, error);
+    }
+  }
+
+  private async buffer(body: Readable): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > this.config.proxy.maxReplayBodyBytes) {
+        throw new DomainError(
+          'payload_too_large',
+          `A body replayed on retries may hold ${this.config.proxy.maxReplayBodyBytes} bytes; send larger bodies without Retries`,
+        );
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  private answer(response: Dispatcher.ResponseData, decompress: boolean): UpstreamAnswer {
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    }
+    const encoding = String(headers['content-encoding'] ?? '').toLowerCase();
+    const decoder = decompress ? decoderFor(encoding) : undefined;
+    if (!decoder) return { status: response.statusCode, headers, body: response.body };
+    delete headers['content-encoding'];
+    delete headers['content-length'];
+    return { status: response.statusCode, headers, body: response.body.pipe(decoder) };
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return (length !== undefined && length !== '0') || headers['transfer-encoding'] !== undefined;
+}
+
+function decoderFor(encoding: string) {
+  switch (encoding) {
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}
+
+function upstreamFailure(url: URL, error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
+  const cause = error instanceof AbortError ? error.originalError : error;
+  const code = (cause as { code?: string } | null)?.code ?? '';
+  if (NETWORK_TIMEOUTS.has(code) || cause instanceof undiciErrors.HeadersTimeoutError) {
+    return new DomainError('upstream_timeout', `${url.origin} did not answer in time`);
+  }
+  const reason =
+    cause instanceof Error ? `${code ? `${code}: ` : ''}${cause.message}` : String(cause);
+  return new DomainError('upstream_unreachable', `${url.origin} could not be reached: ${reason}`);
+}
