@@ -4,6 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { hmacsign } from 'oauth-sign';
 import type { Junction } from '../../src/client';
 import { FakeUpstream } from '../fixtures/fake-upstream';
+import { fakeOAuthIntegration } from '../harness/fake-oauth-setup';
 import { freePort } from '../harness/ports';
 import { startTestApp, type TestApp } from '../harness/test-app';
 
@@ -396,5 +397,37 @@ describe('proxy through the client', () => {
       headers: { authorization: `Bearer ${app.devKey}` },
     });
     expect(missingHeaders.status).toBe(400);
+  });
+
+  it('refreshes an expired OAuth 2 token before proxying, and answers a refused refresh with 424', async () => {
+    const oauth = await fakeOAuthIntegration(client, 'o2-refresh');
+    try {
+      const expired = new Date(Date.now() - 1000).toISOString();
+      await client.importConnection({
+        provider_config_key: 'o2-refresh',
+        connection_id: 'c',
+        access_token: 'stale',
+        refresh_token: oauth.issueRefreshToken(),
+        expires_at: expired,
+      });
+      const received = await echo('o2-refresh', { baseUrlOverride: `${upstream.url}/api` });
+      const token = received.headers.authorization?.replace('Bearer ', '') ?? '';
+      expect(oauth.isValidAccessToken(token)).toBe(true);
+
+      await client.importConnection({
+        provider_config_key: 'o2-refresh',
+        connection_id: 'c',
+        access_token: 'stale',
+        refresh_token: 'revoked',
+        expires_at: expired,
+      });
+      upstream.reset();
+      await expect(
+        echo('o2-refresh', { baseUrlOverride: `${upstream.url}/api` }),
+      ).rejects.toMatchObject({ status: 424, code: 'refresh_token_external_error' });
+      expect(upstream.received).toHaveLength(0);
+    } finally {
+      await oauth.stop();
+    }
   });
 });
