@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -353,6 +353,56 @@ export function processCpuMs(pid: number | undefined, tid?: number): number | un
   } catch {
     return undefined;
   }
+}
+
+/** Whole-machine CPU, clock ticks since boot (busy: user, nice, system, irq, softirq), from /proc/stat. */
+export interface MachineTicks {
+  readonly busy: number;
+  readonly steal: number;
+  readonly total: number;
+}
+
+export function machineTicks(): MachineTicks | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] =
+      line.trim().split(/\s+/).slice(1, 9).map(Number);
+    return {
+      busy: user + nice + system + irq + softirq,
+      steal,
+      total: user + nice + system + idle + iowait + irq + softirq + steal,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU ms of each thread of a process by thread id (the thread whose id is the pid runs JavaScript). */
+export function threadCpu(pid: number): Map<number, number> {
+  const threads = new Map<number, number>();
+  try {
+    for (const entry of readdirSync(`/proc/${pid}/task`)) {
+      const ms = processCpuMs(pid, Number(entry));
+      if (ms !== undefined) threads.set(Number(entry), ms);
+    }
+  } catch {
+    // Not Linux, or the process is gone.
+  }
+  return threads;
+}
+
+/**
+ * CLOCK_MONOTONIC in µs, the clock of V8's `.cpuprofile` timestamps: logged around each phase, so
+ * `cpu-profile-top.js` can keep only the samples taken while it ran.
+ */
+export const monotonicMicros = (): bigint => process.hrtime.bigint() / 1000n;
+
+/** Runs `run` and logs its CLOCK_MONOTONIC window (`phase "<name>": monotonic <from>..<to> µs`). */
+export async function phase<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const from = monotonicMicros();
+  const result = await run();
+  log(`phase "${name}": monotonic ${from}..${monotonicMicros()} µs`);
+  return result;
 }
 
 function cpuPerRequest(

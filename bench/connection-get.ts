@@ -6,7 +6,7 @@
  *
  *   npm run build && npm run bench:connection
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,6 +21,9 @@ import {
   loadLine,
   log,
   machineLine,
+  machineTicks,
+  type MachineTicks,
+  phase,
   onCleanup,
   printTable,
   processCpuMs,
@@ -30,6 +33,7 @@ import {
   sequential,
   startApi,
   startBackends,
+  threadCpu,
   type ApiService,
   type Row,
 } from './common';
@@ -55,19 +59,6 @@ const TARGET_PER_SECOND = 3_000;
 const connectionId = (n: number): string => `user-${n}`;
 const accessToken = (n: number): string => `tok-${n}`;
 
-/**
- * CLOCK_MONOTONIC in µs, the clock of V8's `.cpuprofile` timestamps: logged around each phase, so
- * `cpu-profile-top.js` can keep only the samples taken while it ran.
- */
-const monotonicMicros = (): bigint => process.hrtime.bigint() / 1000n;
-
-async function phase<T>(name: string, run: () => Promise<T>): Promise<T> {
-  const from = monotonicMicros();
-  const result = await run();
-  log(`phase "${name}": monotonic ${from}..${monotonicMicros()} µs`);
-  return result;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Where the CPU time goes: the service's threads, its PostgreSQL backends, the client, the machine
 
@@ -78,35 +69,7 @@ interface CpuSnapshot {
   readonly backends: Map<number, number>;
   readonly client: NodeJS.CpuUsage;
   /** Whole machine, clock ticks (busy: user, nice, system, irq, softirq). */
-  readonly machine?: { busy: number; steal: number; total: number };
-}
-
-function machineTicks(): CpuSnapshot['machine'] {
-  try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
-    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] =
-      line.trim().split(/\s+/).slice(1, 9).map(Number);
-    return {
-      busy: user + nice + system + irq + softirq,
-      steal,
-      total: user + nice + system + idle + iowait + irq + softirq + steal,
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-function threadCpu(pid: number): Map<number, number> {
-  const threads = new Map<number, number>();
-  try {
-    for (const entry of readdirSync(`/proc/${pid}/task`)) {
-      const ms = processCpuMs(pid, Number(entry));
-      if (ms !== undefined) threads.set(Number(entry), ms);
-    }
-  } catch {
-    // Not Linux, or the process is gone.
-  }
-  return threads;
+  readonly machine?: MachineTicks;
 }
 
 async function cpuSnapshot(servicePid: number, admin: PgClient): Promise<CpuSnapshot> {
