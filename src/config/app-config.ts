@@ -35,6 +35,7 @@ export interface AppConfig {
   };
   readonly proxy: {
     readonly timeoutMs: number;
+    readonly credentialsCacheMs: number;
     readonly maxRetries: number;
     readonly maxRetryWaitMs: number;
     readonly maxReplayBodyBytes: number;
@@ -119,6 +120,7 @@ export function loadConfig(mode: RunMode, env: NodeJS.ProcessEnv = process.env):
     },
     proxy: {
       timeoutMs: values.PROXY_TIMEOUT_MS,
+      credentialsCacheMs: values.PROXY_CREDENTIALS_CACHE_MS,
       maxRetries: values.PROXY_MAX_RETRIES,
       maxRetryWaitMs: values.PROXY_MAX_RETRY_WAIT_MS,
       maxReplayBodyBytes: values.PROXY_MAX_REPLAY_BODY_BYTES,

@@ -215,6 +215,14 @@ export const CONFIG_VARIABLES = {
       secret: false,
     },
   },
+  PROXY_CREDENTIALS_CACHE_MS: {
+    schema: z.coerce.number().int().min(0).max(60_000).default(1_000),
+    doc: {
+      meaning:
+        "How long one API process reuses a connection's credentials for proxied requests (0 disables). Tokens inside their refresh buffer are never cached; changes made through another API process show within this time.",
+      secret: false,
+    },
+  },
   PROXY_MAX_RETRIES: {
     schema: z.coerce.number().int().min(0).max(20).default(10),
     doc: { meaning: 'Upper bound of the `Retries` header of proxied requests.', secret: false },

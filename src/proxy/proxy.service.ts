@@ -4,13 +4,14 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import pRetry, { AbortError } from 'p-retry';
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { DomainError } from '../common/errors/domain-error';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { ConnectionsService } from '../connections/connections.service';
 import { interpolateUrl } from '../providers/interpolate';
 import { credentialHeaders, oauth1Authorization } from './credential-headers';
+import { ProxyCredentialsCache } from './proxy-credentials-cache';
 import { HOP_BY_HOP, readProxyHeaders, type ProxyInstructions } from './proxy-headers';
 import { isRetriableStatus, requestedWaitMs } from './retry-policy';
 import { upstreamUrl } from './upstream-url';
@@ -47,18 +48,21 @@ const NETWORK_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEO
 @Injectable()
 export class ProxyService implements OnModuleDestroy {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+  private readonly credentials: ProxyCredentialsCache;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,
-  ) {}
+  ) {
+    this.credentials = new ProxyCredentialsCache(config.proxy.credentialsCacheMs);
+  }
 
   async forward(call: ProxyCall): Promise<UpstreamAnswer> {
     const instructions = readProxyHeaders(call.headers, this.config.proxy.maxRetries);
-    const fresh = await this.connections.fresh(
-      call.environmentId,
-      instructions.providerConfigKey,
-      instructions.connectionId,
+    const { providerConfigKey, connectionId } = instructions;
+    const fresh = await this.credentials.get(
+      JSON.stringify([call.environmentId, providerConfigKey, connectionId]),
+      () => this.connections.fresh(call.environmentId, providerConfigKey, connectionId),
     );
     const connectionConfig = fresh.row.connectionConfig;
     const baseTemplate = instructions.baseUrlOverride ?? fresh.integration.provider.proxy?.base_url;
@@ -121,20 +125,25 @@ export class ProxyService implements OnModuleDestroy {
     resetHeader: string | undefined,
   ): Promise<Dispatcher.ResponseData> {
     const timeout = this.config.proxy.timeoutMs;
-    const replayable = !(body instanceof Readable);
+    // The agent's own request API: no URL re-parsing or Request object per call (hot path).
+    const once = (): Promise<Dispatcher.ResponseData> =>
+      this.agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers,
+        body,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+      });
     try {
+      if (instructions.retries === 0) return await once();
+      const replayable = !(body instanceof Readable);
       return await pRetry(
         async (attempt) => {
           let response: Dispatcher.ResponseData;
           try {
-            response = await request(url, {
-              method,
-              headers,
-              body,
-              dispatcher: this.agent,
-              headersTimeout: timeout,
-              bodyTimeout: timeout,
-            });
+            response = await once();
           } catch (error) {
             if (!replayable) throw new AbortError(error as Error);
             throw error;

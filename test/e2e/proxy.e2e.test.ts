@@ -416,14 +416,14 @@ describe('proxy through the client', () => {
 
       await client.importConnection({
         provider_config_key: 'o2-refresh',
-        connection_id: 'c',
+        connection_id: 'revoked',
         access_token: 'stale',
         refresh_token: 'revoked',
         expires_at: expired,
       });
       upstream.reset();
       await expect(
-        echo('o2-refresh', { baseUrlOverride: `${upstream.url}/api` }),
+        echo('o2-refresh', { baseUrlOverride: `${upstream.url}/api`, connectionId: 'revoked' }),
       ).rejects.toMatchObject({ status: 424, code: 'refresh_token_external_error' });
       expect(upstream.received).toHaveLength(0);
     } finally {
