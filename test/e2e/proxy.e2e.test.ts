@@ -430,4 +430,67 @@ describe('proxy through the client', () => {
       await oauth.stop();
     }
   });
+
+  it('forwards JSON, multipart and streamed (chunked) bodies exactly as received', async () => {
+    const json = await echo('kh', { method: 'POST', data: { name: 'ünïcode', list: [1, 2] } });
+    expect(JSON.parse(json.body)).toEqual({ name: 'ünïcode', list: [1, 2] });
+    expect(json.headers['content-type']).toMatch(/^application\/json/);
+
+    const form = new FormData();
+    form.append('field', 'value');
+    form.append('file', new Blob([randomBytes(2048)]), 'data.bin');
+    const multipart = new Request('http://local.invalid', { method: 'POST', body: form });
+    const bytes = Buffer.from(await multipart.arrayBuffer());
+    const contentType = multipart.headers.get('content-type') ?? '';
+    const headers = {
+      authorization: `Bearer ${app.devKey}`,
+      'connection-id': 'c',
+      'provider-config-key': 'kh',
+    };
+    await fetch(`${app.url}/proxy/echo`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': contentType },
+      body: bytes,
+    });
+    const received = upstream.received.at(-1);
+    expect(received?.headers['content-type']).toBe(contentType);
+    expect(received?.body.equals(bytes)).toBe(true);
+
+    const chunks = [randomBytes(1000), randomBytes(5000), randomBytes(3)];
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const streamed = await fetch(`${app.url}/proxy/echo`, {
+      method: 'PUT',
+      headers: { ...headers, 'content-type': 'application/octet-stream' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(200);
+    expect(upstream.received.at(-1)?.body.equals(Buffer.concat(chunks))).toBe(true);
+  });
+
+  it('proxies HEAD, OPTIONS, PUT and DELETE as well', async () => {
+    const headers = {
+      authorization: `Bearer ${app.devKey}`,
+      'connection-id': 'c',
+      'provider-config-key': 'kh',
+    };
+    const head = await fetch(`${app.url}/proxy/binary`, { method: 'HEAD', headers });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(upstream.binary.length));
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    for (const method of ['OPTIONS', 'PUT', 'DELETE'] as const) {
+      const response = await client.proxy<Echo>({
+        method,
+        endpoint: '/echo',
+        providerConfigKey: 'kh',
+        connectionId: 'c',
+      });
+      expect(response.data.method).toBe(method);
+    }
+  });
 });
