@@ -468,7 +468,7 @@ describe('proxy through the client', () => {
       headers: { ...headers, 'content-type': 'application/octet-stream' },
       body: stream,
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(streamed.status).toBe(200);
     expect(upstream.received.at(-1)?.body.equals(Buffer.concat(chunks))).toBe(true);
   });
