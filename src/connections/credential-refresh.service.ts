@@ -19,7 +19,6 @@ import {
 } from './credentials';
 import { OAuth2TokenClient, TokenRefreshError } from './oauth2-token-client';
 
-const DEFAULT_BUFFER_SECONDS = 15 * 60;
 const POLL_START_MS = 10;
 const POLL_MAX_MS = 100;
 
@@ -63,10 +62,8 @@ export class CredentialRefreshService {
     forceRefresh: boolean,
   ): Promise<FreshCredentials> {
     const credentials = this.decrypt(row);
-    const bufferSeconds =
-      integration.provider.token_expiry_buffer_seconds ?? DEFAULT_BUFFER_SECONDS;
     const refreshable = credentials.type === 'OAUTH2' && credentials.refresh_token !== undefined;
-    if (!refreshable || (!forceRefresh && !needsRefresh(credentials, bufferSeconds)))
+    if (!refreshable || (!forceRefresh && !needsRefresh(credentials, integration.provider)))
       return { credentials, row };
 
     const pending = this.inFlight.get(row.id);

@@ -32,11 +32,12 @@ describe('credentialsView', () => {
 describe('needsRefresh', () => {
   const now = Date.parse('2029-12-31T23:50:00.000Z');
   it('refreshes within the buffer and not before', () => {
-    expect(needsRefresh(withRefresh, 15 * 60, now)).toBe(true);
-    expect(needsRefresh(withRefresh, 5 * 60, now)).toBe(false);
+    expect(needsRefresh(withRefresh, {}, now)).toBe(true);
+    expect(needsRefresh(withRefresh, { token_expiry_buffer_seconds: 15 * 60 }, now)).toBe(true);
+    expect(needsRefresh(withRefresh, { token_expiry_buffer_seconds: 5 * 60 }, now)).toBe(false);
   });
   it('never refreshes without a refresh token or expiry', () => {
     const { refresh_token: _dropped, ...withoutRefresh } = withRefresh;
-    expect(needsRefresh(withoutRefresh, 15 * 60, Date.parse('2031-01-01'))).toBe(false);
+    expect(needsRefresh(withoutRefresh, {}, Date.parse('2031-01-01'))).toBe(false);
   });
 });

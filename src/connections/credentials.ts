@@ -1,4 +1,5 @@
 import { ENCRYPTION_CONTEXTS } from '../crypto/encryption-contexts';
+import type { ProviderDefinition } from '../providers/provider.types';
 
 /** What Junction keeps (encrypted) per auth mode. */
 export interface OAuth2Credentials {
@@ -57,17 +58,22 @@ export function credentialsView(
   };
 }
 
-/** True when an OAuth 2 token should be refreshed now. */
+/** Seconds before expiry at which a token is refreshed, unless the provider says otherwise. */
+export const DEFAULT_REFRESH_BUFFER_SECONDS = 15 * 60;
+
+/** True when an OAuth 2 token should be refreshed at `now` (within the provider's buffer of its expiry). */
 export function needsRefresh(
   credentials: StoredCredentials,
-  bufferSeconds: number,
+  provider: Pick<ProviderDefinition, 'token_expiry_buffer_seconds'>,
   now = Date.now(),
 ): boolean {
   if (
     credentials.type !== 'OAUTH2' ||
     credentials.refresh_token === undefined ||
     !credentials.expires_at
-  )
+  ) {
     return false;
+  }
+  const bufferSeconds = provider.token_expiry_buffer_seconds ?? DEFAULT_REFRESH_BUFFER_SECONDS;
   return Date.parse(credentials.expires_at) - bufferSeconds * 1000 <= now;
 }

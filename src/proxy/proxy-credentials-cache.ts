@@ -1,8 +1,7 @@
 import type { ConnectionsService } from '../connections/connections.service';
+import { needsRefresh } from '../connections/credentials';
 
 export type ProxyCredentials = Awaited<ReturnType<ConnectionsService['fresh']>>;
-
-const DEFAULT_BUFFER_SECONDS = 15 * 60;
 
 interface Entry {
   readonly value: Promise<ProxyCredentials>;
@@ -43,11 +42,8 @@ export class ProxyCredentialsCache {
     }
   }
 
+  /** Kept only while no refresh can fall due: a cached token never needs refreshing. */
   private cacheable(value: ProxyCredentials, now: number): boolean {
-    const credentials = value.credentials;
-    if (credentials.type !== 'OAUTH2' || !credentials.expires_at) return true;
-    const buffer =
-      (value.integration.provider.token_expiry_buffer_seconds ?? DEFAULT_BUFFER_SECONDS) * 1000;
-    return Date.parse(credentials.expires_at) - buffer > now + this.ttlMs;
+    return !needsRefresh(value.credentials, value.integration.provider, now + this.ttlMs);
   }
 }

@@ -1,9 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import { authenticate } from '../auth/auth.guard';
 import type { SecretKeyResolver } from '../auth/secret-key-resolver';
-import { translateError } from '../common/errors/http-error.filter';
+import { errorResponse } from '../common/errors/http-error.filter';
 import type { ProxyService } from './proxy.service';
 
 const PREFIX = '/proxy/';
@@ -37,18 +36,11 @@ export function proxyRoutes(proxy: ProxyService, resolver: SecretKeyResolver) {
           void reply.code(answer.status).headers(answer.headers);
           return reply.send(answer.body);
         } catch (error) {
-          const translated = translateError(error);
-          void reply.header('x-junction-error', 'true');
-          if (translated) return reply.code(translated.status).send(translated.envelope);
-          const errorId = randomUUID();
-          logger.error({ err: error, errorId }, 'Unhandled error in the proxy');
-          return reply.code(500).send({
-            error: {
-              code: 'internal_error',
-              message: `Internal error; quote error id ${errorId}`,
-              error_id: errorId,
-            },
+          const { status, envelope } = errorResponse(error, logger, {
+            method: request.method,
+            url: '/proxy/*',
           });
+          return reply.code(status).header('x-junction-error', 'true').send(envelope);
         }
       },
     });

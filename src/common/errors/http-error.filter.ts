@@ -96,30 +96,42 @@ export function translateError(exception: unknown): Translated | undefined {
   return undefined;
 }
 
+/**
+ * Anything thrown while serving a request as a status and envelope: domain and framework errors
+ * by their code, the rest as a 500 whose error id is logged with the error.
+ */
+export function errorResponse(
+  exception: unknown,
+  logger: Logger,
+  context: Readonly<Record<string, unknown>>,
+): Translated {
+  const translated = translateError(exception);
+  if (translated) return translated;
+  const errorId = randomUUID();
+  logger.error({ err: exception, errorId, ...context }, 'Unhandled error while serving a request');
+  return {
+    status: 500,
+    envelope: {
+      error: {
+        code: 'internal_error',
+        message: `Internal error; quote error id ${errorId} to the operator.`,
+        error_id: errorId,
+      },
+    },
+  };
+}
+
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpErrorFilter');
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
-    const translated = translateError(exception);
-    if (translated) {
-      void reply.status(translated.status).send(translated.envelope);
-      return;
-    }
-    const errorId = randomUUID();
-    this.logger.error(
-      { err: exception, errorId, method: request.method, url: request.routeOptions?.url },
-      'Unhandled error while serving a request',
-    );
-    void reply.status(500).send({
-      error: {
-        code: 'internal_error',
-        message: `Internal error; quote error id ${errorId} to the operator.`,
-        error_id: errorId,
-      },
-    } satisfies ErrorEnvelope);
+    const { status, envelope } = errorResponse(exception, this.logger, {
+      method: request.method,
+      url: request.routeOptions?.url,
+    });
+    void http.getResponse<FastifyReply>().status(status).send(envelope);
   }
 }
