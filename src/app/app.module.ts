@@ -6,6 +6,7 @@ import { EnvironmentVariablesModule } from '../environment-variables/environment
 import { IntegrationsModule } from '../integrations/integrations.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { ProxyModule } from '../proxy/proxy.module';
+import { ScriptsModule } from '../scripts/scripts.module';
 import { LoggingModule } from '../common/logging/logging.module';
 import type { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
@@ -56,6 +57,7 @@ export class AppModule {
         ConnectionsModule,
         EnvironmentVariablesModule,
         ProxyModule,
+        ScriptsModule,
         ...(shape.http ? [AuthModule, HealthModule] : []),
       ],
       providers: workerProviders,

@@ -10,6 +10,7 @@ import { SecretKeyResolver } from '../auth/secret-key-resolver';
 import { MetricsService } from '../metrics/metrics.service';
 import { proxyRoutes } from '../proxy/proxy.route';
 import { ProxyService } from '../proxy/proxy.service';
+import { DEPLOY_BODY_LIMIT_BYTES } from '../scripts/scripts.controller';
 import { AppModule, type AppShape } from './app.module';
 
 export interface RegisteredRoute {
@@ -34,6 +35,9 @@ export async function createHttpApplication(shape: AppShape): Promise<HttpApplic
   const routes: RegisteredRoute[] = [];
   const fastify: FastifyInstance = adapter.getInstance();
   fastify.addHook('onRoute', (route) => {
+    if (route.url === '/scripts/deploy') {
+      route.bodyLimit = Math.max(shape.config.http.bodyLimitBytes, DEPLOY_BODY_LIMIT_BYTES);
+    }
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) routes.push({ method: String(method), url: route.url });
   });

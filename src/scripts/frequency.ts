@@ -1,4 +1,4 @@
-import ms, { type StringValue } from 'ms';
+import ms from 'ms';
 
 /** What `parseFrequency` accepts, for error messages. */
 export const FREQUENCY_FORMS =
@@ -22,7 +22,7 @@ export function parseFrequency(text: string): number | null {
   // ms throws past 100 characters; no sensible frequency is that long.
   const match = text.length <= 100 ? FORM.exec(text.trim()) : null;
   if (!match) return null;
-  const value = ms(`${match[1]} ${match[2]}` as StringValue);
+  const value = ms(`${match[1]} ${match[2]}`);
   if (!Number.isFinite(value)) return null;
   const milliseconds = Math.round(value);
   return milliseconds >= MINIMUM_FREQUENCY_MS ? milliseconds : null;
