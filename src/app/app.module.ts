@@ -6,6 +6,7 @@ import { EnvironmentVariablesModule } from '../environment-variables/environment
 import { IntegrationsModule } from '../integrations/integrations.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { ProxyModule } from '../proxy/proxy.module';
+import { RecordsModule } from '../records/records.module';
 import { ScriptsModule } from '../scripts/scripts.module';
 import { LoggingModule } from '../common/logging/logging.module';
 import type { AppConfig } from '../config/app-config';
@@ -57,6 +58,7 @@ export class AppModule {
         ConnectionsModule,
         EnvironmentVariablesModule,
         ProxyModule,
+        RecordsModule,
         ScriptsModule,
         ...(shape.http ? [AuthModule, HealthModule] : []),
       ],

@@ -124,6 +124,15 @@ export class ConnectionsService {
     return { ...fresh, integration };
   }
 
+  /** The internal id of a connection of this environment, for the records routes. */
+  async resolveId(
+    environmentId: number,
+    providerConfigKey: string,
+    connectionId: string,
+  ): Promise<number> {
+    return (await this.require(environmentId, providerConfigKey, connectionId)).id;
+  }
+
   async delete(
     environmentId: number,
     providerConfigKey: string,

@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   missing_base_url: 400,
   invalid_endpoint: 400,
   invalid_credentials: 400,
+  invalid_cursor: 400,
   not_found: 404,
   integration_not_found: 404,
   connection_not_found: 404,

@@ -47,6 +47,7 @@ export class Syncs1763790000000 implements MigrationInterface {
         id bigserial PRIMARY KEY,
         connection_id integer NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
         sync_name text NOT NULL,
+        script_id integer NULL REFERENCES scripts(id) ON DELETE SET NULL,
         script_version integer NOT NULL,
         workflow_id text NOT NULL,
         temporal_run_id text NOT NULL UNIQUE,
@@ -81,6 +82,10 @@ export class Syncs1763790000000 implements MigrationInterface {
     `);
     await queryRunner.query(
       'CREATE INDEX records_keyset ON records (connection_id, model, last_modified_at, id)',
+    );
+    // runChanges counts a run's rows without scanning every record of the connection.
+    await queryRunner.query(
+      'CREATE INDEX records_sync_run ON records (connection_id, sync_run_id) WHERE sync_run_id IS NOT NULL',
     );
   }
 

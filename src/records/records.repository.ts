@@ -1,0 +1,215 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Pool } from 'pg';
+import type { DataSource } from 'typeorm';
+
+/**
+ * Separates the JSON texts of a batch in one text parameter. JSON.stringify escapes every control
+ * character, so it never occurs inside a record; one text parameter avoids the driver's array
+ * escaping of the large values (measured: the slowest part of a batch fed as `text[]`).
+ */
+export const RECORD_SEPARATOR = '\x1e';
+
+/** What is stored of one record of a batch, read before writing the batch. */
+export interface StoredRecord {
+  readonly externalId: string;
+  readonly rowId: string;
+  readonly hash: string;
+  readonly deleted: boolean;
+  /** Its seen_run_id is already the run saving it. */
+  readonly seen: boolean;
+}
+
+export interface RecordToWrite {
+  readonly externalId: string;
+  readonly json: string;
+  readonly hash: string;
+}
+
+export interface ChangeCount {
+  readonly model: string;
+  readonly lastAction: 'ADDED' | 'UPDATED' | 'DELETED';
+  readonly count: number;
+}
+
+/*
+ * Every lookup by external id goes through a LATERAL subquery with LIMIT 1: one unique-index
+ * probe per id. `external_id = ANY($ids)` or a plain join lets the planner scan every record of
+ * the model instead (measured: 22 to 53 ms for 1,000 ids in a model of 50,000, against 5 ms).
+ */
+const LOOKUP = (idsParameter: string, liveOnly: boolean): string => `
+  unnest(${idsParameter}::text[]) AS k(external_id)
+  CROSS JOIN LATERAL (
+    SELECT * FROM records
+    WHERE connection_id = $1 AND model = $2 AND external_id = k.external_id
+      ${liveOnly ? 'AND deleted_at IS NULL' : ''}
+    LIMIT 1
+  ) r`;
+
+const FIND_STORED = `
+  SELECT k.external_id AS "externalId", r.id::text AS "rowId", r.hash,
+         r.deleted_at IS NOT NULL AS deleted, r.seen_run_id IS NOT DISTINCT FROM $4::bigint AS seen
+  FROM ${LOOKUP('$3', false)}`;
+
+/*
+ * New and changed records in one statement. A live record with the same hash is left alone
+ * (a concurrent save of the same content got there first). A record changed again by the run
+ * that added it stays ADDED; a deleted record saved again is ADDED anew.
+ */
+const UPSERT = `
+  INSERT INTO records AS r (connection_id, model, external_id, data, hash, first_seen_at,
+                            last_modified_at, deleted_at, last_action, sync_run_id, seen_run_id)
+  SELECT $1::integer, $2::text, x.external_id, x.data::jsonb, x.hash, now(), now(), NULL, 'ADDED', $3::bigint, $3::bigint
+  FROM unnest($4::text[], $5::text[], string_to_array($6, E'\\x1e')) AS x(external_id, hash, data)
+  ON CONFLICT (connection_id, model, external_id) DO UPDATE SET
+    data = EXCLUDED.data,
+    hash = EXCLUDED.hash,
+    last_modified_at = EXCLUDED.last_modified_at,
+    deleted_at = NULL,
+    last_action = CASE
+      WHEN r.deleted_at IS NOT NULL THEN 'ADDED'
+      WHEN r.last_action = 'ADDED' AND r.sync_run_id = EXCLUDED.sync_run_id THEN 'ADDED'
+      ELSE 'UPDATED' END,
+    sync_run_id = EXCLUDED.sync_run_id,
+    seen_run_id = EXCLUDED.seen_run_id
+  WHERE r.hash <> EXCLUDED.hash OR r.deleted_at IS NOT NULL
+  RETURNING r.external_id AS "externalId", (r.xmax = 0) AS inserted`;
+
+const MARK_SEEN = 'UPDATE records SET seen_run_id = $2 WHERE id = ANY($1::bigint[])';
+
+/** Shallow merge into live records; a merge that changes nothing writes nothing. */
+const MERGE = `
+  WITH p AS MATERIALIZED (
+    SELECT r.id, x.external_id, x.patch::jsonb AS patch
+    FROM unnest($4::text[], string_to_array($5, E'\\x1e')) AS x(external_id, patch)
+    CROSS JOIN LATERAL (
+      SELECT id FROM records
+      WHERE connection_id = $1 AND model = $2 AND external_id = x.external_id AND deleted_at IS NULL
+      LIMIT 1
+    ) r
+  ), u AS (
+    UPDATE records AS t SET
+      data = t.data || p.patch,
+      hash = md5((t.data || p.patch)::text),
+      last_modified_at = now(),
+      last_action = CASE WHEN t.last_action = 'ADDED' AND t.sync_run_id = $3 THEN 'ADDED' ELSE 'UPDATED' END,
+      sync_run_id = $3
+    FROM p
+    WHERE t.id = p.id AND t.data <> t.data || p.patch
+    RETURNING t.id
+  )
+  SELECT COALESCE((SELECT array_agg(external_id) FROM p), '{}') AS found,
+         (SELECT count(*) FROM u)::int AS updated`;
+
+const DELETE_SOME = `
+  UPDATE records SET deleted_at = now(), last_modified_at = now(), last_action = 'DELETED', sync_run_id = $4
+  WHERE id = ANY(ARRAY(SELECT r.id FROM ${LOOKUP('$3', true)})) AND deleted_at IS NULL
+  RETURNING external_id AS "externalId"`;
+
+const DELETE_UNSEEN = `
+  WITH d AS (
+    UPDATE records SET deleted_at = now(), last_modified_at = now(), last_action = 'DELETED', sync_run_id = $3
+    WHERE connection_id = $1 AND model = $2 AND deleted_at IS NULL AND seen_run_id IS DISTINCT FROM $3
+    RETURNING 1
+  )
+  SELECT count(*)::int AS deleted FROM d`;
+
+const RUN_CHANGES = `
+  SELECT model, last_action AS "lastAction", count(*)::int AS count
+  FROM records WHERE connection_id = $1 AND sync_run_id = $2
+  GROUP BY model, last_action`;
+
+/**
+ * The records store's writes. Each method is one statement on the pool behind TypeORM (its
+ * `query` would answer UPDATE ... RETURNING with `[rows, count]`); every one is scoped to one
+ * connection, which callers resolved within their environment.
+ */
+@Injectable()
+export class RecordsRepository {
+  private readonly pool: Pool;
+
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    this.pool = (dataSource.driver as unknown as { master: Pool }).master;
+  }
+
+  async findStored(
+    connectionId: number,
+    model: string,
+    externalIds: readonly string[],
+    runId: string | null,
+  ): Promise<StoredRecord[]> {
+    const result = await this.pool.query<StoredRecord>(FIND_STORED, [
+      connectionId,
+      model,
+      externalIds,
+      runId,
+    ]);
+    return result.rows;
+  }
+
+  /** Writes new and changed records; the returned rows are those actually written. */
+  async upsert(
+    connectionId: number,
+    model: string,
+    records: readonly RecordToWrite[],
+    runId: string | null,
+  ): Promise<Array<{ externalId: string; inserted: boolean }>> {
+    const result = await this.pool.query<{ externalId: string; inserted: boolean }>(UPSERT, [
+      connectionId,
+      model,
+      runId,
+      records.map((record) => record.externalId),
+      records.map((record) => record.hash),
+      records.map((record) => record.json).join(RECORD_SEPARATOR),
+    ]);
+    return result.rows;
+  }
+
+  async markSeen(rowIds: readonly string[], runId: string): Promise<void> {
+    await this.pool.query(MARK_SEEN, [rowIds, runId]);
+  }
+
+  async merge(
+    connectionId: number,
+    model: string,
+    patches: ReadonlyArray<{ readonly externalId: string; readonly json: string }>,
+    runId: string | null,
+  ): Promise<{ found: string[]; updated: number }> {
+    const result = await this.pool.query<{ found: string[]; updated: number }>(MERGE, [
+      connectionId,
+      model,
+      runId,
+      patches.map((patch) => patch.externalId),
+      patches.map((patch) => patch.json).join(RECORD_SEPARATOR),
+    ]);
+    return result.rows[0] ?? { found: [], updated: 0 };
+  }
+
+  async delete(
+    connectionId: number,
+    model: string,
+    externalIds: readonly string[],
+    runId: string | null,
+  ): Promise<string[]> {
+    const result = await this.pool.query<{ externalId: string }>(DELETE_SOME, [
+      connectionId,
+      model,
+      externalIds,
+      runId,
+    ]);
+    return result.rows.map((row) => row.externalId);
+  }
+
+  async deleteUnseen(connectionId: number, model: string, runId: string): Promise<number> {
+    const result = await this.pool.query<{ deleted: number }>(DELETE_UNSEEN, [
+      connectionId,
+      model,
+      runId,
+    ]);
+    return result.rows[0]?.deleted ?? 0;
+  }
+
+  async runChanges(connectionId: number, runId: string): Promise<ChangeCount[]> {
+    return (await this.pool.query<ChangeCount>(RUN_CHANGES, [connectionId, runId])).rows;
+  }
+}

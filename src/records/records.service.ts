@@ -1,0 +1,255 @@
+import { Injectable } from '@nestjs/common';
+import { InvalidRequestError } from '../common/errors/domain-error';
+import {
+  RECORD_SEPARATOR,
+  RecordsRepository,
+  type RecordToWrite,
+  type StoredRecord,
+} from './records.repository';
+
+/** One record of a batch as the sync runtime hands it over. */
+export interface PreparedRecord {
+  /** The external id, as text. */
+  readonly id: string;
+  /** `JSON.stringify(record)`, done by the caller. */
+  readonly json: string;
+  /** A digest of `json`, computed by the caller. */
+  readonly hash: string;
+}
+
+export interface BatchCounts {
+  added: number;
+  updated: number;
+  unchanged: number;
+}
+
+export interface ModelChanges {
+  added: number;
+  updated: number;
+  deleted: number;
+}
+
+interface Classified {
+  readonly unique: readonly PreparedRecord[];
+  readonly toWrite: readonly RecordToWrite[];
+  /** External ids of deleted records this batch brings back. */
+  readonly revived: ReadonlySet<string>;
+  /** Stored row ids of unchanged live records not yet marked as seen by the run. */
+  readonly unseenRowIds: readonly string[];
+  readonly counts: BatchCounts;
+}
+
+const OBJECT_START = 0x7b; // "{"
+
+/**
+ * The records store behind syncs. Every method takes a few bulk statements per batch, never a
+ * round trip per record; which records changed is decided by their stored hash.
+ */
+@Injectable()
+export class RecordsService {
+  constructor(private readonly records: RecordsRepository) {}
+
+  /**
+   * Stores a batch: new records ADDED, changed ones UPDATED, unchanged ones left as they are
+   * (with `trackSeen`, only their seen_run_id moves to the run). Within a batch the last
+   * occurrence of an id wins.
+   */
+  async saveBatch(input: {
+    connectionId: number;
+    model: string;
+    records: readonly PreparedRecord[];
+    runId: string | null;
+    trackSeen: boolean;
+  }): Promise<BatchCounts> {
+    const classified = await this.classifyBatch(
+      input.connectionId,
+      input.model,
+      input.records,
+      input.runId,
+    );
+    const counts: BatchCounts = { added: 0, updated: 0, unchanged: classified.unique.length };
+    if (classified.toWrite.length > 0) {
+      const written = await this.records.upsert(
+        input.connectionId,
+        input.model,
+        classified.toWrite,
+        input.runId,
+      );
+      for (const row of written) {
+        if (row.inserted || classified.revived.has(row.externalId)) counts.added += 1;
+        else counts.updated += 1;
+      }
+      counts.unchanged -= written.length;
+    }
+    if (input.trackSeen && input.runId !== null && classified.unseenRowIds.length > 0)
+      await this.records.markSeen(classified.unseenRowIds, input.runId);
+    return counts;
+  }
+
+  /** What saveBatch would do with this batch, without writing (dry runs). */
+  async classify(input: {
+    connectionId: number;
+    model: string;
+    records: readonly PreparedRecord[];
+  }): Promise<BatchCounts> {
+    return (await this.classifyBatch(input.connectionId, input.model, input.records, null)).counts;
+  }
+
+  /**
+   * Shallow-merges the given fields into live records (jsonb `||`); the new hash is computed by
+   * PostgreSQL. `missing`: ids with no live record. A merge that changes nothing is not counted.
+   */
+  async updateBatch(input: {
+    connectionId: number;
+    model: string;
+    records: readonly { id: string; json: string }[];
+    runId: string | null;
+  }): Promise<{ updated: number; missing: string[] }> {
+    const patches = mergeDuplicatePatches(input.records);
+    if (patches.length === 0) return { updated: 0, missing: [] };
+    const { found, updated } = await this.records.merge(
+      input.connectionId,
+      input.model,
+      patches,
+      input.runId,
+    );
+    const present = new Set(found);
+    return {
+      updated,
+      missing: patches.map((patch) => patch.externalId).filter((id) => !present.has(id)),
+    };
+  }
+
+  /** Marks live records deleted; unknown or already deleted ids are no-ops. */
+  async deleteBatch(input: {
+    connectionId: number;
+    model: string;
+    ids: readonly string[];
+    runId: string | null;
+  }): Promise<{ deleted: number }> {
+    const ids = sortedUnique(input.ids);
+    if (ids.length === 0) return { deleted: 0 };
+    const deleted = await this.records.delete(input.connectionId, input.model, ids, input.runId);
+    return { deleted: deleted.length };
+  }
+
+  /** After a successful full run with deletion tracking: live records it did not save are deleted. */
+  async deleteUnseen(input: {
+    connectionId: number;
+    model: string;
+    runId: string;
+  }): Promise<{ deleted: number }> {
+    return {
+      deleted: await this.records.deleteUnseen(input.connectionId, input.model, input.runId),
+    };
+  }
+
+  /**
+   * What a run changed, by model, from the rows it last modified: exact even when a retried
+   * activity saved a batch twice (the second save finds the records unchanged).
+   */
+  async runChanges(input: {
+    connectionId: number;
+    runId: string;
+  }): Promise<Record<string, ModelChanges>> {
+    const changes: Record<string, ModelChanges> = {};
+    for (const row of await this.records.runChanges(input.connectionId, input.runId)) {
+      const model = (changes[row.model] ??= { added: 0, updated: 0, deleted: 0 });
+      if (row.lastAction === 'ADDED') model.added += row.count;
+      else if (row.lastAction === 'UPDATED') model.updated += row.count;
+      else model.deleted += row.count;
+    }
+    return changes;
+  }
+
+  private async classifyBatch(
+    connectionId: number,
+    model: string,
+    records: readonly PreparedRecord[],
+    runId: string | null,
+  ): Promise<Classified> {
+    const unique = lastOccurrences(records);
+    const stored =
+      unique.length === 0
+        ? []
+        : await this.records.findStored(
+            connectionId,
+            model,
+            unique.map((record) => record.id),
+            runId,
+          );
+    const byId = new Map<string, StoredRecord>(stored.map((row) => [row.externalId, row]));
+    const toWrite: RecordToWrite[] = [];
+    const revived = new Set<string>();
+    const unseenRowIds: string[] = [];
+    const counts: BatchCounts = { added: 0, updated: 0, unchanged: 0 };
+    for (const record of unique) {
+      const row = byId.get(record.id);
+      if (row && !row.deleted && row.hash === record.hash) {
+        counts.unchanged += 1;
+        if (!row.seen) unseenRowIds.push(row.rowId);
+        continue;
+      }
+      if (!row || row.deleted) counts.added += 1;
+      else counts.updated += 1;
+      if (row?.deleted) revived.add(record.id);
+      toWrite.push({ externalId: record.id, json: record.json, hash: record.hash });
+    }
+    return { unique, toWrite, revived, unseenRowIds, counts };
+  }
+}
+
+/**
+ * The last occurrence of each id, sorted by id: concurrent batches then lock shared keys in the
+ * same order and cannot deadlock each other.
+ */
+function lastOccurrences(records: readonly PreparedRecord[]): PreparedRecord[] {
+  const byId = new Map<string, PreparedRecord>();
+  for (const record of records) {
+    checkRecord(record);
+    byId.set(record.id, record);
+  }
+  return [...byId.values()].sort((a, b) => compareIds(a.id, b.id));
+}
+
+function checkRecord(record: PreparedRecord): void {
+  if (record.id === '' || record.id.includes('\0'))
+    throw new InvalidRequestError(
+      `A record id must be non-empty text, got ${JSON.stringify(record.id)}`,
+    );
+  if (record.json.charCodeAt(0) !== OBJECT_START || record.json.includes(RECORD_SEPARATOR))
+    throw new InvalidRequestError(`Record "${record.id}" is not a JSON object`);
+}
+
+function compareIds(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+function sortedUnique(ids: readonly string[]): string[] {
+  return [...new Set(ids)].sort(compareIds);
+}
+
+/** Several patches of one record in a batch apply in order, as one shallow merge. */
+function mergeDuplicatePatches(
+  records: readonly { id: string; json: string }[],
+): Array<{ externalId: string; json: string }> {
+  const byId = new Map<string, string[]>();
+  for (const record of records) {
+    checkRecord({ ...record, hash: '' });
+    const list = byId.get(record.id);
+    if (list) list.push(record.json);
+    else byId.set(record.id, [record.json]);
+  }
+  return [...byId.entries()]
+    .sort(([a], [b]) => compareIds(a, b))
+    .map(([externalId, texts]) => ({
+      externalId,
+      json:
+        texts.length === 1
+          ? (texts[0] ?? '{}')
+          : JSON.stringify(
+              Object.assign({}, ...texts.map((text) => JSON.parse(text) as object)) as object,
+            ),
+    }));
+}
