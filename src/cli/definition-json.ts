@@ -13,8 +13,8 @@ type RawDefinition = Record<string, unknown> & { kind: ScriptKind };
 /** Whether a default export was made by createSync or createAction. */
 export function isScriptDefinition(value: unknown): value is RawDefinition {
   if (typeof value !== 'object' || value === null) return false;
-  const { kind, exec } = value as Record<string, unknown>;
-  return (kind === 'sync' || kind === 'action') && typeof exec === 'function';
+  const { kind } = value as Record<string, unknown>;
+  return kind === 'sync' || kind === 'action';
 }
 
 /** Definition JSON fields by the authoring API's names, for messages. */
@@ -35,6 +35,7 @@ export function describeDefinition(
   zod: ZodModule | undefined,
 ): { definition?: ScriptDefinitionJson; problems: string[] } {
   const problems: string[] = [];
+  if (typeof raw.exec !== 'function') problems.push('exec: must be a function');
   const schemaOf = (path: string, schema: unknown, io: 'input' | 'output'): JsonSchema => {
     const converted = toJsonSchema(schema, zod, io);
     if (typeof converted === 'string') {
