@@ -2,13 +2,15 @@ import {
   createEnvironmentActivities,
   type EnvironmentActivityDependencies,
 } from './environment.activities';
+import { createSyncActivities, type SyncActivityDependencies } from './sync.activities';
 
 /** Everything activities need, injected from the NestJS container by the worker. */
-export type ActivityDependencies = EnvironmentActivityDependencies;
+export type ActivityDependencies = EnvironmentActivityDependencies & SyncActivityDependencies;
 
 export function createActivities(dependencies: ActivityDependencies) {
   return {
     ...createEnvironmentActivities(dependencies),
+    ...createSyncActivities(dependencies),
   };
 }
 

@@ -1,1 +1,2 @@
 export { pingWorkflow } from './ping.workflow';
+export { syncRunWorkflow } from './sync-run.workflow';

@@ -7,6 +7,7 @@ import { IntegrationsModule } from '../integrations/integrations.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { ProxyModule } from '../proxy/proxy.module';
 import { RecordsModule } from '../records/records.module';
+import { SyncsModule } from '../syncs/syncs.module';
 import { ScriptsModule } from '../scripts/scripts.module';
 import { LoggingModule } from '../common/logging/logging.module';
 import type { AppConfig } from '../config/app-config';
@@ -59,6 +60,7 @@ export class AppModule {
         EnvironmentVariablesModule,
         ProxyModule,
         RecordsModule,
+        SyncsModule,
         ScriptsModule,
         ...(shape.http ? [AuthModule, HealthModule] : []),
       ],

@@ -22,6 +22,12 @@ export interface AppConfig {
     readonly devUiPort: number;
   };
   readonly worker: { readonly maxConcurrentActivities: number; readonly shutdownGraceMs: number };
+  readonly scripts: {
+    readonly memoryLimitMb: number;
+    readonly syncDefaultTimeoutMs: number;
+    readonly syncHeartbeatTimeoutMs: number;
+    readonly syncMaxAttempts: number;
+  };
   readonly initialSecretKeys: {
     readonly dev: string | undefined;
     readonly prod: string | undefined;
@@ -106,6 +112,12 @@ export function loadConfig(mode: RunMode, env: NodeJS.ProcessEnv = process.env):
     worker: {
       maxConcurrentActivities: values.WORKER_MAX_CONCURRENT_ACTIVITIES,
       shutdownGraceMs: values.WORKER_SHUTDOWN_GRACE_MS,
+    },
+    scripts: {
+      memoryLimitMb: values.SCRIPT_MEMORY_LIMIT_MB,
+      syncDefaultTimeoutMs: values.SYNC_DEFAULT_TIMEOUT_MS,
+      syncHeartbeatTimeoutMs: values.SYNC_HEARTBEAT_TIMEOUT_MS,
+      syncMaxAttempts: values.SYNC_MAX_ATTEMPTS,
     },
     initialSecretKeys: {
       dev: values.JUNCTION_DEV_SECRET_KEY,

@@ -139,6 +139,37 @@ export const CONFIG_VARIABLES = {
     schema: z.coerce.number().int().min(0).default(30_000),
     doc: { meaning: 'How long a stopping worker lets in-flight activities finish.', secret: false },
   },
+  SCRIPT_MEMORY_LIMIT_MB: {
+    schema: z.coerce.number().int().min(32).max(16_384).default(512),
+    doc: {
+      meaning:
+        'Heap limit of one script run (its own thread); a script that needs more fails its run.',
+      secret: false,
+    },
+  },
+  SYNC_DEFAULT_TIMEOUT_MS: {
+    schema: z.coerce.number().int().min(1_000).default(86_400_000),
+    doc: {
+      meaning: "Longest sync run when the sync's definition sets no timeout (default 24 hours).",
+      secret: false,
+    },
+  },
+  SYNC_HEARTBEAT_TIMEOUT_MS: {
+    schema: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+    doc: {
+      meaning:
+        'A sync run whose worker is silent this long is resumed on another worker from its last checkpoint.',
+      secret: false,
+    },
+  },
+  SYNC_MAX_ATTEMPTS: {
+    schema: z.coerce.number().int().min(1).max(100).default(5),
+    doc: {
+      meaning:
+        'Attempts of a sync run lost to worker or infrastructure failures (a script that throws is not retried).',
+      secret: false,
+    },
+  },
   JUNCTION_DEV_SECRET_KEY: {
     schema: secretKey,
     doc: {

@@ -30,6 +30,8 @@ export interface UpstreamAnswer {
   readonly status: number;
   readonly headers: Record<string, string | string[]>;
   readonly body: Readable;
+  /** The upstream URL requested (for following relative links). */
+  readonly url: string;
 }
 
 class RetriableStatus extends Error {
@@ -60,20 +62,12 @@ export class ProxyService implements OnModuleDestroy {
   async forward(call: ProxyCall): Promise<UpstreamAnswer> {
     const instructions = readProxyHeaders(call.headers, this.config.proxy.maxRetries);
     const { providerConfigKey, connectionId } = instructions;
-    const fresh = await this.credentials.get(
-      JSON.stringify([call.environmentId, providerConfigKey, connectionId]),
-      () => this.connections.fresh(call.environmentId, providerConfigKey, connectionId),
-    );
+    const fresh = await this.fresh(call.environmentId, providerConfigKey, connectionId);
     const connectionConfig = fresh.row.connectionConfig;
-    const baseTemplate = instructions.baseUrlOverride ?? fresh.integration.provider.proxy?.base_url;
-    if (!baseTemplate) {
-      throw new DomainError(
-        'missing_base_url',
-        `Provider "${fresh.integration.provider.name}" has no proxy base URL: give the Base-Url-Override header`,
-      );
-    }
-    const base = instructions.baseUrlOverride ?? interpolateUrl(baseTemplate, { connectionConfig });
-    const url = upstreamUrl(base, call.endpoint);
+    const url = upstreamUrl(
+      instructions.baseUrlOverride ?? this.providerBase(fresh),
+      call.endpoint,
+    );
     const attached = credentialHeaders(fresh.integration, fresh.credentials, connectionConfig);
     for (const [name, value] of Object.entries(attached.query)) {
       if (!url.searchParams.has(name)) url.searchParams.set(name, value);
@@ -113,7 +107,34 @@ export class ProxyService implements OnModuleDestroy {
       instructions,
       fresh.integration.provider.proxy?.rate_limit_reset_header,
     );
-    return this.answer(response, instructions.decompress);
+    return this.answer(response, instructions.decompress, url);
+  }
+
+  /** The provider's base URL for a connection (interpolated); a 400 when the provider has none. */
+  async baseUrl(
+    environmentId: number,
+    providerConfigKey: string,
+    connectionId: string,
+  ): Promise<string> {
+    return this.providerBase(await this.fresh(environmentId, providerConfigKey, connectionId));
+  }
+
+  private fresh(environmentId: number, providerConfigKey: string, connectionId: string) {
+    return this.credentials.get(
+      JSON.stringify([environmentId, providerConfigKey, connectionId]),
+      () => this.connections.fresh(environmentId, providerConfigKey, connectionId),
+    );
+  }
+
+  private providerBase(fresh: Awaited<ReturnType<ConnectionsService['fresh']>>): string {
+    const baseTemplate = fresh.integration.provider.proxy?.base_url;
+    if (!baseTemplate) {
+      throw new DomainError(
+        'missing_base_url',
+        `Provider "${fresh.integration.provider.name}" has no proxy base URL: give the Base-Url-Override header`,
+      );
+    }
+    return interpolateUrl(baseTemplate, { connectionConfig: fresh.row.connectionConfig });
   }
 
   private async send(
@@ -189,17 +210,18 @@ export class ProxyService implements OnModuleDestroy {
     return Buffer.concat(chunks);
   }
 
-  private answer(response: Dispatcher.ResponseData, decompress: boolean): UpstreamAnswer {
+  private answer(response: Dispatcher.ResponseData, decompress: boolean, url: URL): UpstreamAnswer {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(response.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
     const encoding = String(headers['content-encoding'] ?? '').toLowerCase();
     const decoder = decompress ? decoderFor(encoding) : undefined;
-    if (!decoder) return { status: response.statusCode, headers, body: response.body };
+    const href = url.href;
+    if (!decoder) return { status: response.statusCode, headers, body: response.body, url: href };
     delete headers['content-encoding'];
     delete headers['content-length'];
-    return { status: response.statusCode, headers, body: response.body.pipe(decoder) };
+    return { status: response.statusCode, headers, body: response.body.pipe(decoder), url: href };
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -6,6 +6,7 @@ import { createActivities } from '../../activities';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { EnvironmentsRepository } from '../environments/environments.repository';
+import { SyncRunnerService } from '../syncs/sync-runner.service';
 import { installTemporalRuntime } from './temporal-logger';
 import { TEMPORAL_OPTIONS, type TemporalModuleOptions } from './temporal.options';
 
@@ -27,6 +28,7 @@ export class TemporalWorkerService implements OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(TEMPORAL_OPTIONS) private readonly temporal: TemporalModuleOptions,
     private readonly environments: EnvironmentsRepository,
+    private readonly syncRunner: SyncRunnerService,
   ) {}
 
   async start(): Promise<void> {
@@ -40,7 +42,10 @@ export class TemporalWorkerService implements OnApplicationShutdown {
       namespace: this.temporal.namespace,
       taskQueue: this.temporal.taskQueue,
       ...workflowSource,
-      activities: createActivities({ environments: this.environments }),
+      activities: createActivities({
+        environments: this.environments,
+        syncRunner: this.syncRunner,
+      }),
       maxConcurrentActivityTaskExecutions: this.config.worker.maxConcurrentActivities,
       shutdownGraceTime: this.config.worker.shutdownGraceMs,
     });

@@ -67,6 +67,12 @@ export type Pagination =
 
 export interface PaginateConfig extends ProxyConfig {
   readonly paginate: Pagination;
+  /**
+   * Called after each page was handled by the loop body, with what requests the next page (a
+   * URL for link pagination, the cursor or offset otherwise; null after the last page). Save it
+   * as a checkpoint to resume there: pass a saved link back as `endpoint`.
+   */
+  readonly onPage?: (page: { readonly next: string | number | null }) => void | Promise<void>;
 }
 
 export interface ScriptConnection {

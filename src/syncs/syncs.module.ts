@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { ConnectionsModule } from '../connections/connections.module';
+import { EnvironmentVariablesModule } from '../environment-variables/environment-variables.module';
+import { ProxyModule } from '../proxy/proxy.module';
+import { RecordsModule } from '../records/records.module';
+import { ScriptServices } from '../runtime/script-services';
+import { ScriptsModule } from '../scripts/scripts.module';
+import { DryRunService } from './dry-run.service';
+import { SyncRunnerService } from './sync-runner.service';
+import { SyncRunsRepository } from './sync-runs.repository';
+import { SyncsController } from './syncs.controller';
+import { SyncsService } from './syncs.service';
+
+@Module({
+  imports: [
+    ConnectionsModule,
+    ProxyModule,
+    EnvironmentVariablesModule,
+    RecordsModule,
+    ScriptsModule,
+  ],
+  controllers: [SyncsController],
+  providers: [ScriptServices, SyncRunsRepository, SyncRunnerService, SyncsService, DryRunService],
+  exports: [SyncRunnerService, SyncsService, ScriptServices],
+})
+export class SyncsModule {}
