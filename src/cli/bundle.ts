@@ -101,6 +101,8 @@ async function bundleFile(file: string): Promise<{ bundle: string } | { problems
         sourcefile: `${basename(file)} (entry)`,
         loader: 'ts',
       },
+      // Locations in messages are then relative to the script's folder.
+      absWorkingDir: dirname(file),
       bundle: true,
       platform: 'node',
       format: 'cjs',
