@@ -23,6 +23,7 @@ export function createSyncActivities({ syncRunner }: SyncActivityDependencies) {
       const context = Context.current();
       try {
         await syncRunner.execute(input.runId, {
+          attempt: context.info.attempt,
           heartbeat: (details) => context.heartbeat(details),
           signal: context.cancellationSignal,
         });

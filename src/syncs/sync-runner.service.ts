@@ -52,6 +52,8 @@ export interface FinishedRun {
 }
 
 export interface ActivityHooks {
+  /** 1 for the first attempt; more when a lost worker's run is taken over. */
+  readonly attempt: number;
   heartbeat(details?: unknown): void;
   readonly signal?: AbortSignal;
 }
@@ -115,6 +117,7 @@ export class SyncRunnerService {
   /** Runs the script; rejects with ScriptFailure when the script is at fault. */
   async execute(runId: string, hooks: ActivityHooks): Promise<void> {
     const { run, connection, script } = await this.load(runId);
+    if (hooks.attempt > 1) await this.runs.noteAttempt(run.id, hooks.attempt);
     const definition = script.definition as SyncDefinitionJson;
     const trackSeen = definition.type === 'full' && definition.track_deletes;
     const lastSyncDate = await this.runs.lastSyncDate(connection.connectionRowId, run.syncName);

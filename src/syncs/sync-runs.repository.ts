@@ -148,7 +148,7 @@ export class SyncRunsRepository {
                                   WHERE connection_id = $1 AND sync_name = $2 AND status = 'SUCCESS')
                     THEN 'INCREMENTAL' ELSE 'INITIAL' END,
                'RUNNING')
-       ON CONFLICT (temporal_run_id) DO UPDATE SET attempts = sync_runs.attempts + 1
+       ON CONFLICT (temporal_run_id) DO UPDATE SET attempts = sync_runs.attempts
        RETURNING ${RUN_COLUMNS}, (xmax = 0) AS created`,
       [
         input.connectionRowId,
@@ -162,6 +162,14 @@ export class SyncRunsRepository {
     const row = rows[0];
     if (!row) throw new Error('sync run insert returned nothing');
     return { run: toRun(row), created: row.created };
+  }
+
+  /** The script's attempt number (a run taken over by another worker is attempt 2 or more). */
+  async noteAttempt(runId: string, attempt: number): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE sync_runs SET attempts = GREATEST(attempts, $2) WHERE id = $1',
+      [runId, attempt],
+    );
   }
 
   async find(runId: string): Promise<SyncRun | null> {
