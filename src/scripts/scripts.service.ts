@@ -211,6 +211,13 @@ function checkScripts(inputs: readonly DeployScriptInput[]): CheckedScript[] {
     if (Buffer.byteLength(input.bundle, 'utf8') > MAX_BUNDLE_BYTES) {
       errors.push({ path: at('bundle'), message: `must be at most ${MAX_BUNDLE_BYTES} bytes` });
     }
+    // PostgreSQL text and jsonb cannot hold NUL characters.
+    if (input.bundle.includes('\u0000')) {
+      errors.push({ path: at('bundle'), message: 'must not contain NUL characters' });
+    }
+    if ((JSON.stringify(input.definition) ?? '').includes('\\u0000')) {
+      errors.push({ path: at('definition'), message: 'must not contain NUL characters' });
+    }
     const key = identity(input.integration, input.kind, input.name);
     const earlier = seen.get(key);
     if (earlier !== undefined) {

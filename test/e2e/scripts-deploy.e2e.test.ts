@@ -247,8 +247,33 @@ describe('POST /scripts/deploy and GET /scripts', () => {
         'allow_removals',
       ]),
     );
-    expect((await deploy({})).status).toBe(400);
-    expect((await deploy([])).status).toBe(400);
+    for (const body of [
+      {},
+      [],
+      { scripts: 'all' },
+      { scripts: [null] },
+      { scripts: [{ ...script(syncDefinition()), definition: [] }] },
+      { scripts: [{ ...script(syncDefinition()), kind: 'action' }] },
+      {
+        scripts: [
+          { ...script(syncDefinition()), definition: { ...syncDefinition(), models: 'x' } },
+        ],
+      },
+      { scripts: [script(syncDefinition({ description: 'nul \u0000 here' }))] },
+      { scripts: [{ ...script(syncDefinition()), bundle: 'nul \u0000 here' }] },
+      { scripts: [script(syncDefinition())], extra: true },
+    ]) {
+      const reply = await deploy(body);
+      expect({
+        body,
+        status: reply.status,
+        code: (reply.body.error as { code?: string }).code,
+      }).toEqual({
+        body,
+        status: 400,
+        code: 'invalid_request',
+      });
+    }
     expect(await listed()).toEqual(before);
   });
 
