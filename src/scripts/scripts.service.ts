@@ -116,7 +116,8 @@ export class ScriptsService {
       );
       for (const script of scripts) {
         const head = headsByIdentity.get(identity(script.integration, script.kind, script.name));
-        const integrationId = integrationIds.get(script.integration) ?? 0;
+        const integrationId = integrationIds.get(script.integration);
+        if (integrationId === undefined) throw new Error('Integration checked above is missing');
         await this.apply(manager, environmentId, integrationId, script, head, result);
       }
       if (removedHeads.length > 0) {
