@@ -10,13 +10,17 @@ import type {
   ConnectionListItem,
   Environment,
   EnvironmentVariable,
+  GetRecordsConfig,
   ImportConnectionInput,
   Integration,
   IntegrationInput,
   IntegrationSummary,
+  ListRecordsConfig,
+  ListRecordsResult,
   Metadata,
   Provider,
   ProxyConfig,
+  SyncedRecord,
   UpdateEnvironmentInput,
 } from './types';
 
@@ -273,6 +277,47 @@ export class Junction {
     return this.proxy<T>({ ...config, method: 'DELETE' });
   }
 
+  // Records (spec 2.7, 4.4, 9)
+
+  /** One page of a model's records in modification order; `next_cursor` null on the last page. */
+  listRecords<T extends object = Record<string, unknown>>(
+    config: ListRecordsConfig,
+  ): Promise<ListRecordsResult<T>> {
+    return this.request({
+      method: 'GET',
+      url: '/records',
+      headers: recordHeaders(config),
+      params: definedParams({
+        model: config.model,
+        modified_after: timestampParam(config.modifiedAfter),
+        delta: config.modifiedAfter === undefined ? timestampParam(config.delta) : undefined,
+        limit: config.limit,
+        cursor: config.cursor ?? undefined,
+        filter: filterParam(config.filter),
+      }),
+    });
+  }
+
+  /** @deprecated OFFSET pages get slower the further they go: use `listRecords`. */
+  getRecords<T extends object = Record<string, unknown>>(
+    config: GetRecordsConfig,
+  ): Promise<SyncedRecord<T>[]> {
+    return this.request({
+      method: 'GET',
+      url: '/sync/records',
+      headers: recordHeaders(config),
+      params: definedParams({
+        model: config.model,
+        delta: timestampParam(config.delta),
+        offset: config.offset,
+        limit: config.limit,
+        sort_by: config.sortBy,
+        order: config.order,
+        filter: filterParam(config.filter),
+      }),
+    });
+  }
+
   protected async request<T>(config: AxiosRequestConfig): Promise<T> {
     try {
       const response = await this.http.request<T>(config);
@@ -281,6 +326,30 @@ export class Junction {
       throw toJunctionError(error);
     }
   }
+}
+
+function recordHeaders(config: {
+  readonly providerConfigKey: string;
+  readonly connectionId: string;
+}): Record<string, string> {
+  return { 'Connection-Id': config.connectionId, 'Provider-Config-Key': config.providerConfigKey };
+}
+
+function timestampParam(value: string | Date | undefined): string | undefined {
+  return value instanceof Date ? value.toISOString() : value;
+}
+
+function filterParam(filter: string | readonly string[] | undefined): string | undefined {
+  return typeof filter === 'string' || filter === undefined ? filter : filter.join(',');
+}
+
+function definedParams(
+  params: Record<string, string | number | undefined>,
+): Record<string, string | number> {
+  const defined: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined) defined[name] = value;
+  return defined;
 }
 
 export function toJunctionError(error: unknown): JunctionError {

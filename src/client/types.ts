@@ -118,3 +118,54 @@ export interface ProxyConfig {
   readonly decompress?: boolean;
   readonly responseType?: 'json' | 'text' | 'arraybuffer' | 'stream';
 }
+
+/** Spec 2.7: what Junction adds to every synced record. */
+export interface RecordMetadata {
+  readonly deleted_at: string | null;
+  readonly last_action: 'ADDED' | 'UPDATED' | 'DELETED';
+  readonly first_seen_at: string;
+  readonly last_modified_at: string;
+  /** Passed as `cursor`, continues right after this record. */
+  readonly cursor: string;
+}
+
+export type SyncedRecord<T extends object = Record<string, unknown>> = T & {
+  readonly _service_metadata: RecordMetadata;
+};
+
+export type RecordFilter = 'added' | 'updated' | 'deleted';
+
+/** Spec 4.4. */
+export interface ListRecordsConfig {
+  readonly providerConfigKey: string;
+  readonly connectionId: string;
+  readonly model: string;
+  /** ISO 8601: only records last modified at or after it (alias of `modifiedAfter`). */
+  readonly delta?: string | Date;
+  readonly modifiedAfter?: string | Date;
+  /** Records per page (at most 10,000); without it every record is returned. */
+  readonly limit?: number;
+  /** `next_cursor` of the previous page. */
+  readonly cursor?: string | null;
+  /** `added`, `updated`, `deleted`, or a comma-separated combination (or an array of them). */
+  readonly filter?: string | readonly RecordFilter[];
+}
+
+export interface ListRecordsResult<T extends object = Record<string, unknown>> {
+  readonly records: SyncedRecord<T>[];
+  /** null on the last page. */
+  readonly next_cursor: string | null;
+}
+
+/** The deprecated getRecords: OFFSET pages. */
+export interface GetRecordsConfig {
+  readonly providerConfigKey: string;
+  readonly connectionId: string;
+  readonly model: string;
+  readonly delta?: string | Date;
+  readonly offset?: number;
+  readonly limit?: number;
+  readonly sortBy?: 'id' | 'created_at' | 'updated_at';
+  readonly order?: 'asc' | 'desc';
+  readonly filter?: string | readonly RecordFilter[];
+}
