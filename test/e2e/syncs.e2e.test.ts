@@ -12,6 +12,8 @@ import {
   runSync,
   SDK_PATH,
 } from '../harness/sync-helpers';
+import { queryDatabase } from '../harness/databases';
+import { runCli } from '../harness/cli-process';
 import { startTestApp, type TestApp } from '../harness/test-app';
 
 const GITHUB = join(EXAMPLES, 'github', 'issues.ts');
@@ -277,6 +279,117 @@ describe('syncs: deployed scripts run on a worker and fill the records store', (
       const healthy = await runSync(api, 'github', 'acme', 'github-issues');
       expect(healthy.status).toBe('SUCCESS');
     });
+  });
+
+  it('gives scripts their context: connection, metadata, variables, HTTP, writes, checkpoints', async () => {
+    await client.setEnvironmentVariables([{ name: 'REGION', value: 'eu-west' }]);
+    const file = join(scratch, 'context.ts');
+    writeFileSync(
+      file,
+      `import { createSync, z } from ${JSON.stringify(SDK_PATH)};
+export default createSync({ name: 'context', integration: 'github', frequency: '1h', type: 'incremental',
+  models: { Thing: z.object({ id: z.string(), size: z.number(), colour: z.string().optional() }) },
+  async exec(ctx) {
+    const connection = await ctx.getConnection();
+    const metadata = await ctx.getMetadata<{ repositories: string[] }>();
+    const variables = await ctx.getEnvironmentVariables();
+    const before = await ctx.getCheckpoint<{ runs: number }>();
+    const page = await ctx.get<unknown[]>({ endpoint: '/repos/acme/widgets/issues', params: { per_page: 2 } });
+    ctx.log('context seen', { issues: page.data.length });
+    await ctx.batchSave([{ id: 'a', size: 1 }, { id: 'b', size: 2, colour: 'red' }, { id: 'c', size: 3 }, { id: 'a', size: 10 }], 'Thing');
+    await ctx.batchUpdate([{ id: 'b', size: 20 }], 'Thing');
+    await ctx.batchDelete([{ id: 'c' }], 'Thing');
+    await ctx.saveCheckpoint({
+      runs: (before?.runs ?? 0) + 1,
+      connection: connection.connection_id,
+      token: connection.credentials.access_token === 'gh-token',
+      repositories: metadata.repositories,
+      region: variables.find((variable) => variable.name === 'REGION')?.value,
+      issues: page.data.length,
+      status: page.status,
+      lastSyncDate: ctx.lastSyncDate === null ? null : 'set',
+      environment: ctx.environment,
+      dryRun: ctx.dryRun,
+    });
+  } });
+`,
+    );
+    deployed.push(file);
+    await deployScripts(api, deployed);
+
+    const first = await runSync(api, 'github', 'acme', 'context');
+    expect(first).toMatchObject({
+      status: 'SUCCESS',
+      results: { Thing: { added: 2, updated: 0, deleted: 1 } },
+    });
+    const second = await runSync(api, 'github', 'acme', 'context');
+    expect(second.status).toBe('SUCCESS');
+    const [state] = await queryDatabase<{ checkpoint: unknown }>(
+      app.database.url,
+      "SELECT checkpoint FROM sync_states WHERE sync_name = 'context'",
+    );
+    expect(state?.checkpoint).toEqual({
+      runs: 2,
+      connection: 'acme',
+      token: true,
+      repositories: ['acme/widgets', 'acme/gears'],
+      region: 'eu-west',
+      issues: 2,
+      status: 200,
+      lastSyncDate: 'set',
+      environment: 'dev',
+      dryRun: false,
+    });
+    const things = await allRecords<{ id: string; size: number; colour?: string }>(
+      client,
+      'github',
+      'Thing',
+    );
+    const byId = Object.fromEntries(things.map((thing) => [thing.id, thing]));
+    expect(byId.a).toMatchObject({ size: 10, _service_metadata: { last_action: 'ADDED' } });
+    expect(byId.b).toMatchObject({ size: 20, colour: 'red' });
+    expect(byId.c).toMatchObject({ _service_metadata: { last_action: 'DELETED' } });
+  });
+
+  it('dry-runs a sync through the CLI: records and counts printed, nothing saved', async () => {
+    github.syncClock();
+    github.addIssues('acme/gears', 3);
+    const before = await queryDatabase<{ count: string }>(
+      app.database.url,
+      'SELECT count(*) FROM records',
+    );
+    const result = await runCli(['dryrun', 'github-issues', 'acme', '--dir', EXAMPLES, '--json'], {
+      JUNCTION_URL: app.url,
+      JUNCTION_SECRET_KEY: app.devKey,
+    });
+    if (result.code !== 0) throw new Error(`dryrun exited ${result.code}:\n${result.stderr}`);
+    const report = JSON.parse(result.stdout) as {
+      models: Record<string, { added: number; unchanged: number; records: { id: string }[] }>;
+      logs: { message: string }[];
+    };
+    expect(report.models.GithubIssue?.added).toBe(3);
+    expect(report.models.GithubIssue?.unchanged).toBeGreaterThan(250);
+    expect(report.logs.some((entry) => entry.message.includes('issues of acme/gears'))).toBe(true);
+    const after = await queryDatabase<{ count: string }>(
+      app.database.url,
+      'SELECT count(*) FROM records',
+    );
+    expect(after).toEqual(before);
+
+    const readable = await runCli(['dryrun', 'github-issues', 'acme', '--dir', EXAMPLES], {
+      JUNCTION_URL: app.url,
+      JUNCTION_SECRET_KEY: app.devKey,
+    });
+    if (readable.code !== 0) throw new Error(`dryrun exited ${readable.code}:\n${readable.stderr}`);
+    expect(readable.stdout).toMatch(/GithubIssue/);
+    expect(readable.stdout).toMatch(/3 added/);
+
+    const failing = await runCli(['dryrun', 'throws', 'acme', '--dir', scratch], {
+      JUNCTION_URL: app.url,
+      JUNCTION_SECRET_KEY: app.devKey,
+    });
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toMatch(/the script gave up/);
   });
 
   it('answers 404 for unknown syncs and connections', async () => {

@@ -4,6 +4,7 @@ import {
   IsBoolean,
   IsIn,
   IsNotEmpty,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -75,6 +76,7 @@ export class DryRunDto {
   connection_id!: string;
 
   @ApiProperty({ description: 'The definition JSON the CLI built (models, type…)' })
+  @IsObject()
   definition!: Record<string, unknown>;
 
   @ApiProperty({ description: 'The CommonJS bundle of the script' })
