@@ -212,7 +212,10 @@ export interface SpawnOptions {
 }
 
 /** Spawns `node dist/src/main.js <mode>` in its own process group (so nothing it starts outlives it). */
-export function spawnService(mode: 'api' | 'local', options: SpawnOptions): ServiceProcess {
+export function spawnService(
+  mode: 'api' | 'local' | 'worker',
+  options: SpawnOptions,
+): ServiceProcess {
   assertBuilt();
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', ...options.env };
   if (process.env.HOME) env.HOME = process.env.HOME;
