@@ -4,30 +4,26 @@ import type { Pool } from 'pg';
 import Cursor from 'pg-cursor';
 import type { DataSource } from 'typeorm';
 import { CURSOR_TIMESTAMP_FORMAT, type RecordPosition } from './record-cursor';
+import { recordJson, type RecordRow } from './record-json';
 import type { LegacySortBy, RecordAction } from './records-query';
 
 /** A timestamp column as UTC text at microsecond precision (the cursor's and the wire's form). */
 const timestampText = (column: string): string =>
   `to_char(${column} AT TIME ZONE 'UTC', '${CURSOR_TIMESTAMP_FORMAT}')`;
 
-/** Same text as `encodeCursor` in record-cursor.ts; `encode` wraps lines and pads, both removed. */
-const CURSOR = `rtrim(translate(encode(convert_to(${timestampText('last_modified_at')} || '|' || id, 'UTF8'), 'base64'), E'+/\\n', '-_'), '=')`;
-
-const metadata = (build: 'json_build_object' | 'jsonb_build_object'): string =>
-  `${build}('deleted_at', ${timestampText('deleted_at')}, 'last_action', last_action,
-    'first_seen_at', ${timestampText('first_seen_at')}, 'last_modified_at', ${timestampText('last_modified_at')},
-    'cursor', ${CURSOR})`;
-
 /**
- * A record as the JSON text of the wire, built by PostgreSQL so Node only concatenates. The usual
- * case appends `_service_metadata` to the stored text; a record that is empty or carries its own
- * `_service_metadata` takes the slower jsonb merge.
+ * A record's columns for `recordJson` (record-json.ts): PostgreSQL writes the record's text and
+ * formats the timestamps; Node appends `_service_metadata` by concatenation. Building the whole
+ * JSON here measured slower (jsonb merge, base64 and `left()` of each text: 44k against 80k+
+ * records/s end to end). A record carrying its own `_service_metadata` loses it to ours.
+ * Output names differ from the table's: ORDER BY would sort by an output column of the same
+ * name (the id as text) instead of the table's.
  */
-const RECORD_JSON = `
-  CASE WHEN data ? '_service_metadata' OR data = '{}'::jsonb
-    THEN (data || jsonb_build_object('_service_metadata', ${metadata('jsonb_build_object')}))::text
-    ELSE left(data::text, -1) || ', "_service_metadata": ' || ${metadata('json_build_object')}::text || '}'
-  END`;
+const RECORD_COLUMNS = `
+  CASE WHEN data ? '_service_metadata' THEN (data - '_service_metadata')::text ELSE data::text END AS body_text,
+  ${timestampText('deleted_at')} AS deleted_at_text, last_action AS action_text,
+  ${timestampText('first_seen_at')} AS first_seen_at_text,
+  ${timestampText('last_modified_at')} AS last_modified_at_text, id::text AS id_text`;
 
 export interface RecordFilter {
   readonly connectionId: number;
@@ -63,6 +59,13 @@ const SORT_COLUMNS: Readonly<Record<LegacySortBy, string>> = {
 /** Rows a streaming read fetches per round trip. */
 const STREAM_BATCH_ROWS = 1_000;
 
+/**
+ * Records per streamed chunk: about 75 KB of 1 KB records, under V8's large-object size, so
+ * chunks die young instead of piling up in the old generation (measured: 423 MB peak RSS with
+ * one 1 MB chunk per batch).
+ */
+const CHUNK_RECORDS = 64;
+
 /** The records store's reads; every query is scoped to one connection and model. */
 @Injectable()
 export class RecordsReadRepository {
@@ -88,7 +91,7 @@ export class RecordsReadRepository {
       limit = `LIMIT $${values.length}`;
     }
     return {
-      text: `SELECT ${RECORD_JSON} AS record FROM records
+      text: `SELECT ${RECORD_COLUMNS} FROM records
              WHERE ${conditions.join(' AND ')} ORDER BY last_modified_at, id ${limit}`,
       values,
     };
@@ -106,42 +109,52 @@ export class RecordsReadRepository {
       page += ` LIMIT $${values.length}`;
     }
     return {
-      text: `SELECT ${RECORD_JSON} AS record FROM records
+      text: `SELECT ${RECORD_COLUMNS} FROM records
              WHERE ${conditions.join(' AND ')}
              ORDER BY ${SORT_COLUMNS[query.sortBy]} ${direction}, id ${direction} ${page}`,
       values,
     };
   }
 
-  /** Runs a bounded statement: the JSON text of each record. */
-  async records(statement: Statement): Promise<string[]> {
-    const result = await this.pool.query<[string]>({ ...statement, rowMode: 'array' });
-    return result.rows.map((row) => row[0]);
+  /** Runs a bounded statement. */
+  async records(statement: Statement): Promise<RecordRow[]> {
+    return (await this.pool.query<RecordRow>({ ...statement, rowMode: 'array' })).rows;
   }
 
   /**
-   * Streams a statement's records as comma-joined JSON texts, a batch at a time, on a dedicated
-   * client with a server-side cursor (memory stays bounded whatever the size). The client goes
-   * back to the pool when the stream ends or is abandoned, and is discarded after an error.
+   * Streams a statement's records as comma-joined JSON texts on a dedicated client with a
+   * server-side cursor, so memory stays bounded whatever the size. The client goes back to the
+   * pool when the stream ends or is abandoned, and is discarded after an error.
    */
   async *stream(statement: Statement): AsyncGenerator<string, void, undefined> {
     const client = await this.pool.connect();
     let broken = false;
     const cursor = client.query(
-      new Cursor<[string]>(statement.text, statement.values, {
-        rowMode: 'array',
-      }),
+      new Cursor<RecordRow>(statement.text, statement.values, { rowMode: 'array' }),
     );
+    const read = (): Promise<RecordRow[]> => {
+      const rows = cursor.read(STREAM_BATCH_ROWS);
+      rows.catch(() => undefined); // Awaited below; never an unhandled rejection meanwhile.
+      return rows;
+    };
+    let next = read();
     try {
       for (;;) {
-        const rows = await cursor.read(STREAM_BATCH_ROWS);
+        const rows = await next;
         if (rows.length === 0) return;
-        yield rows.map((row) => row[0]).join(',');
+        // PostgreSQL prepares the next batch while this one becomes JSON and goes out.
+        next = rows.length < STREAM_BATCH_ROWS ? Promise.resolve([]) : read();
+        for (let start = 0; start < rows.length; start += CHUNK_RECORDS)
+          yield rows
+            .slice(start, start + CHUNK_RECORDS)
+            .map(recordJson)
+            .join(',');
       }
     } catch (error) {
       broken = true;
       throw error;
     } finally {
+      await next.catch(() => (broken = true));
       await cursor.close().catch(() => (broken = true));
       client.release(broken);
     }

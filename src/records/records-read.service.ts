@@ -2,13 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { ConnectionsService } from '../connections/connections.service';
 import { RecordsReadRepository, type Statement } from './records-read.repository';
+import { recordJson, rowCursor } from './record-json';
 import type { LegacyRecordsQuery, ListRecordsQuery } from './records-query';
 
 /** A response body: JSON text, or a stream of JSON text when every record was asked for. */
 export type RecordsBody = string | Readable;
 
-/** Chunks of a streamed body held ahead of a slow client (each about 1,000 records). */
-const STREAM_HIGH_WATER_MARK = 4;
+/** Chunks of a streamed body held ahead of a slow client (each up to 64 records). */
+const STREAM_HIGH_WATER_MARK = 16;
 
 /** The two record routes: keyset pages (listRecords) and offset pages (deprecated getRecords). */
 @Injectable()
@@ -38,8 +39,8 @@ export class RecordsReadService {
     );
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
-    const nextCursor = rows.length > query.limit && last !== undefined ? cursorOf(last) : null;
-    return `{"records":[${page.join(',')}],"next_cursor":${JSON.stringify(nextCursor)}}`;
+    const nextCursor = rows.length > query.limit && last !== undefined ? rowCursor(last) : null;
+    return `{"records":[${page.map(recordJson).join(',')}],"next_cursor":${JSON.stringify(nextCursor)}}`;
   }
 
   /** A JSON array of records, OFFSET-paged; without a limit every record from the offset, streamed. */
@@ -51,7 +52,7 @@ export class RecordsReadService {
     );
     const statement = this.records.offsetStatement({ ...query, connectionId });
     if (query.limit === undefined) return this.streamed(statement, '[', ']');
-    return `[${(await this.records.records(statement)).join(',')}]`;
+    return `[${(await this.records.records(statement)).map(recordJson).join(',')}]`;
   }
 
   /**
@@ -82,10 +83,4 @@ export class RecordsReadService {
     });
     return readable;
   }
-}
-
-/** The cursor of the last record of a page, from its own `_service_metadata`. */
-function cursorOf(recordJson: string): string {
-  const record = JSON.parse(recordJson) as { _service_metadata: { cursor: string } };
-  return record._service_metadata.cursor;
 }
