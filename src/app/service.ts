@@ -10,6 +10,7 @@ import type { CreatedKey } from '../environments/environments.service';
 import { EnvironmentsService } from '../environments/environments.service';
 import { startMetricsServer, type MetricsServer } from '../metrics/metrics-server';
 import { MetricsService } from '../metrics/metrics.service';
+import { ScheduleReconcilerService } from '../syncs/schedule-reconciler.service';
 import { TemporalWorkerService } from '../temporal/temporal-worker.service';
 import { AppModule, type AppShape } from './app.module';
 import { createHttpApplication, type RegisteredRoute } from './http-application';
@@ -64,7 +65,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       if (http) createdKeys = await environments.ensureEnvironments(config.initialSecretKeys);
     });
     const devKeyPath = config.mode === 'local' ? await keepDevKey(config, createdKeys) : undefined;
-    if (worker) await context.get(TemporalWorkerService).start();
+    if (worker) {
+      await context.get(TemporalWorkerService).start();
+      context.get(ScheduleReconcilerService).start();
+    }
     let apiUrl: string | undefined;
     if (httpApplication) {
       await httpApplication.app.listen({ host: config.http.host, port: config.http.port });

@@ -27,6 +27,8 @@ export interface AppConfig {
     readonly syncDefaultTimeoutMs: number;
     readonly syncHeartbeatTimeoutMs: number;
     readonly syncMaxAttempts: number;
+    readonly syncMinFrequency: string;
+    readonly scheduleReconcileIntervalMs: number;
   };
   readonly initialSecretKeys: {
     readonly dev: string | undefined;
@@ -118,6 +120,8 @@ export function loadConfig(mode: RunMode, env: NodeJS.ProcessEnv = process.env):
       syncDefaultTimeoutMs: values.SYNC_DEFAULT_TIMEOUT_MS,
       syncHeartbeatTimeoutMs: values.SYNC_HEARTBEAT_TIMEOUT_MS,
       syncMaxAttempts: values.SYNC_MAX_ATTEMPTS,
+      syncMinFrequency: values.SYNC_MIN_FREQUENCY,
+      scheduleReconcileIntervalMs: values.SCHEDULE_RECONCILE_INTERVAL_MS,
     },
     initialSecretKeys: {
       dev: values.JUNCTION_DEV_SECRET_KEY,

@@ -162,6 +162,24 @@ export const CONFIG_VARIABLES = {
       secret: false,
     },
   },
+  SYNC_MIN_FREQUENCY: {
+    schema: z
+      .string()
+      .regex(/^\d+\s*(s|m|h|d|seconds?|minutes?|hours?|days?)$/i, 'a number with a unit, e.g. 30s')
+      .default('30s'),
+    doc: {
+      meaning: 'Shortest frequency a sync may run at (definitions and per-connection overrides).',
+      secret: false,
+    },
+  },
+  SCHEDULE_RECONCILE_INTERVAL_MS: {
+    schema: z.coerce.number().int().min(0).default(300_000),
+    doc: {
+      meaning:
+        "How often a worker makes Temporal's schedules match the database (also at start-up); 0 turns the periodic run off.",
+      secret: false,
+    },
+  },
   SYNC_MAX_ATTEMPTS: {
     schema: z.coerce.number().int().min(1).max(100).default(5),
     doc: {

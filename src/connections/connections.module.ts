@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IntegrationsModule } from '../integrations/integrations.module';
+import { ConnectionLifecycle } from './connection-lifecycle';
 import { ConnectionsController } from './connections.controller';
 import { ConnectionsRepository } from './connections.repository';
 import { ConnectionsService } from './connections.service';
@@ -10,11 +11,12 @@ import { OAuth2TokenClient } from './oauth2-token-client';
   imports: [IntegrationsModule],
   controllers: [ConnectionsController],
   providers: [
+    ConnectionLifecycle,
     ConnectionsRepository,
     ConnectionsService,
     CredentialRefreshService,
     OAuth2TokenClient,
   ],
-  exports: [ConnectionsService],
+  exports: [ConnectionsService, ConnectionLifecycle],
 })
 export class ConnectionsModule {}

@@ -7,6 +7,7 @@ import { IntegrationsService } from '../integrations/integrations.service';
 import { ConnectionsRepository, type ConnectionRow } from './connections.repository';
 import { CredentialRefreshService, type FreshCredentials } from './credential-refresh.service';
 import { CREDENTIALS_CONTEXT, credentialsView } from './credentials';
+import { ConnectionLifecycle } from './connection-lifecycle';
 import type { ImportConnectionDto } from './dto/import-connection.dto';
 import { credentialsFromImport } from './import-credentials';
 
@@ -53,6 +54,7 @@ export class ConnectionsService {
     private readonly integrations: IntegrationsService,
     private readonly refresher: CredentialRefreshService,
     private readonly secrets: SecretBox,
+    private readonly lifecycle: ConnectionLifecycle,
   ) {}
 
   async import(
@@ -75,6 +77,7 @@ export class ConnectionsService {
     );
     const row = await this.connections.findById(environmentId, id);
     if (!row) throw new ConnectionNotFoundError(body.provider_config_key, [body.connection_id]);
+    if (created) await this.lifecycle.created({ environmentId, connectionRowId: id });
     return { view: view(row), created };
   }
 
@@ -139,6 +142,7 @@ export class ConnectionsService {
     connectionId: string,
   ): Promise<void> {
     const row = await this.require(environmentId, providerConfigKey, connectionId);
+    await this.lifecycle.deleting({ environmentId, connectionRowId: row.id });
     if (!(await this.connections.delete(environmentId, row.id)))
       throw new ConnectionNotFoundError(providerConfigKey, [connectionId]);
   }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DomainError, InvalidRequestError } from '../common/errors/domain-error';
 import type { FieldError } from '../common/errors/error-codes';
@@ -59,9 +59,19 @@ const identity = (integration: string, kind: ScriptKind, name: string): string =
 const describe = (ref: DeployedScriptRef): string =>
   `${ref.kind} "${ref.name}" of "${ref.integration}"`;
 
+/** Called after a deploy committed (schedules follow the deployed syncs). */
+export type DeployListener = (environmentId: number, result: DeployResult) => Promise<void>;
+
 @Injectable()
 export class ScriptsService {
+  private readonly logger = new Logger('Scripts');
+  private readonly deployListeners: DeployListener[] = [];
+
   constructor(private readonly scripts: ScriptsRepository) {}
+
+  onDeployed(listener: DeployListener): void {
+    this.deployListeners.push(listener);
+  }
 
   current(
     environmentId: number,
@@ -91,6 +101,16 @@ export class ScriptsService {
    * set are deleted only with `allowRemovals`; otherwise nothing changes and the error lists them.
    */
   async deploy(environmentId: number, request: DeployRequest): Promise<DeployResult> {
+    const result = await this.store(environmentId, request);
+    for (const listener of this.deployListeners) {
+      await listener(environmentId, result).catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'A deploy listener failed; the reconciler will catch up');
+      });
+    }
+    return result;
+  }
+
+  private store(environmentId: number, request: DeployRequest): Promise<DeployResult> {
     const scripts = checkScripts(request.scripts);
     return this.scripts.transaction(async (manager) => {
       await this.scripts.lockEnvironment(manager, environmentId);

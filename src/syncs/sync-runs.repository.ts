@@ -101,6 +101,16 @@ export class SyncRunsRepository {
     );
   }
 
+  async environmentName(environmentId: number): Promise<string> {
+    const rows: { name: string }[] = await this.dataSource.query(
+      'SELECT name FROM environments WHERE id = $1',
+      [environmentId],
+    );
+    const name = rows[0]?.name;
+    if (!name) throw new Error(`environment ${environmentId} does not exist`);
+    return name;
+  }
+
   async connection(connectionRowId: number): Promise<RunConnection | null> {
     const rows: {
       id: number;
@@ -215,6 +225,16 @@ export class SyncRunsRepository {
       [connectionRowId, syncName ?? null, limit],
     );
     return rows.map(toRun);
+  }
+
+  async latestFinished(connectionRowId: number, syncName: string): Promise<SyncRun | null> {
+    const rows: RunRow[] = await this.dataSource.query(
+      `SELECT ${RUN_COLUMNS} FROM sync_runs
+        WHERE connection_id = $1 AND sync_name = $2 AND status <> 'RUNNING'
+        ORDER BY id DESC LIMIT 1`,
+      [connectionRowId, syncName],
+    );
+    return rows[0] ? toRun(rows[0]) : null;
   }
 
   async checkpoint(connectionRowId: number, syncName: string): Promise<unknown> {

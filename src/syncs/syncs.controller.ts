@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type AuthenticatedEnvironment,
@@ -6,8 +6,24 @@ import {
 } from '../auth/caller-environment.decorator';
 import { InvalidRequestError } from '../common/errors/domain-error';
 import { DryRunService } from './dry-run.service';
-import { DryRunDto, ListSyncRunsQueryDto, TriggerSyncDto } from './dto/sync-requests.dto';
+import {
+  DryRunDto,
+  ListSyncRunsQueryDto,
+  SyncSelectionDto,
+  SyncStatusQueryDto,
+  TriggerSyncDto,
+  UpdateFrequencyDto,
+} from './dto/sync-requests.dto';
+import { SchedulesService } from './schedules.service';
 import { SyncsService } from './syncs.service';
+
+function selection(body: SyncSelectionDto) {
+  return {
+    providerConfigKey: body.provider_config_key,
+    syncs: body.syncs,
+    connectionId: body.connection_id,
+  };
+}
 
 @ApiTags('syncs')
 @ApiBearerAuth()
@@ -15,6 +31,7 @@ import { SyncsService } from './syncs.service';
 export class SyncsController {
   constructor(
     private readonly syncs: SyncsService,
+    private readonly schedules: SchedulesService,
     private readonly dryRuns: DryRunService,
   ) {}
 
@@ -27,12 +44,78 @@ export class SyncsController {
     @CallerEnvironment() caller: AuthenticatedEnvironment,
     @Body() body: TriggerSyncDto,
   ) {
-    const runs = await this.syncs.trigger(caller, {
-      providerConfigKey: body.provider_config_key,
-      syncs: body.syncs,
-      connectionId: body.connection_id,
+    const triggered = await this.schedules.trigger(caller, {
+      ...selection(body),
+      fullResync: body.full_resync === true,
     });
-    return { success: true, runs };
+    return { success: true, triggered };
+  }
+
+  @Post('sync/start')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Start (unpause) syncs; a sync that never ran runs now' })
+  async start(
+    @CallerEnvironment() caller: AuthenticatedEnvironment,
+    @Body() body: SyncSelectionDto,
+  ) {
+    return { success: true, syncs: await this.schedules.start(caller, selection(body)) };
+  }
+
+  @Post('sync/pause')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Pause syncs: a running run finishes, nothing new starts' })
+  async pause(
+    @CallerEnvironment() caller: AuthenticatedEnvironment,
+    @Body() body: SyncSelectionDto,
+  ) {
+    return { success: true, syncs: await this.schedules.pause(caller, selection(body)) };
+  }
+
+  @Get('sync/status')
+  @ApiOperation({ summary: 'Status of syncs (spec 2.6)' })
+  async status(
+    @CallerEnvironment() caller: AuthenticatedEnvironment,
+    @Query() query: SyncStatusQueryDto,
+  ) {
+    const names =
+      query.syncs.trim() === '*' ? [] : query.syncs.split(',').map((name) => name.trim());
+    if (names.some((name) => name.length === 0)) {
+      throw new InvalidRequestError('syncs holds an empty name', [
+        { path: 'syncs', message: 'comma-separated sync names, or *' },
+      ]);
+    }
+    return {
+      syncs: await this.syncs.status(caller, {
+        providerConfigKey: query.provider_config_key,
+        syncs: names,
+        connectionId: query.connection_id,
+      }),
+    };
+  }
+
+  @Put('sync/update-connection-frequency')
+  @ApiOperation({ summary: "Override a sync's frequency for one connection; null reverts" })
+  async updateFrequency(
+    @CallerEnvironment() caller: AuthenticatedEnvironment,
+    @Body() body: UpdateFrequencyDto,
+  ) {
+    const sync = body.sync ?? body.sync_name;
+    if (!sync) {
+      throw new InvalidRequestError('sync is required', [
+        { path: 'sync', message: 'give the sync name as sync (or sync_name)' },
+      ]);
+    }
+    if (body.frequency === undefined) {
+      throw new InvalidRequestError('frequency is required', [
+        { path: 'frequency', message: 'a frequency such as "1h", or null to revert' },
+      ]);
+    }
+    return this.schedules.updateFrequency(caller, {
+      providerConfigKey: body.provider_config_key,
+      connectionId: body.connection_id,
+      sync,
+      frequency: body.frequency,
+    });
   }
 
   @Get('sync/runs')
@@ -56,8 +139,8 @@ export class SyncsController {
   @ApiOperation({ summary: 'Run a script bundle against a connection without saving anything' })
   async dryRun(@CallerEnvironment() caller: AuthenticatedEnvironment, @Body() body: DryRunDto) {
     const models =
-      body.kind === 'sync' && body.definition && typeof body.definition.models === 'object'
-        ? Object.keys(body.definition.models as object)
+      body.kind === 'sync' && typeof body.definition.models === 'object' && body.definition.models
+        ? Object.keys(body.definition.models)
         : [];
     let lastSyncDate: Date | undefined;
     if (body.last_sync_date !== undefined) {
@@ -68,7 +151,7 @@ export class SyncsController {
         ]);
       }
     }
-    const timeout = body.definition?.timeout_ms;
+    const timeout = body.definition.timeout_ms;
     return this.dryRuns.run(caller, {
       kind: body.kind,
       name: body.name,

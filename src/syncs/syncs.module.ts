@@ -6,6 +6,9 @@ import { RecordsModule } from '../records/records.module';
 import { ScriptServices } from '../runtime/script-services';
 import { ScriptsModule } from '../scripts/scripts.module';
 import { DryRunService } from './dry-run.service';
+import { ScheduleReconcilerService } from './schedule-reconciler.service';
+import { SchedulesService } from './schedules.service';
+import { SyncSchedulesRepository } from './sync-schedules.repository';
 import { SyncRunnerService } from './sync-runner.service';
 import { SyncRunsRepository } from './sync-runs.repository';
 import { SyncsController } from './syncs.controller';
@@ -20,7 +23,22 @@ import { SyncsService } from './syncs.service';
     ScriptsModule,
   ],
   controllers: [SyncsController],
-  providers: [ScriptServices, SyncRunsRepository, SyncRunnerService, SyncsService, DryRunService],
-  exports: [SyncRunnerService, SyncsService, ScriptServices],
+  providers: [
+    ScriptServices,
+    SyncRunsRepository,
+    SyncSchedulesRepository,
+    SyncRunnerService,
+    SchedulesService,
+    ScheduleReconcilerService,
+    SyncsService,
+    DryRunService,
+  ],
+  exports: [
+    SyncRunnerService,
+    SyncsService,
+    ScriptServices,
+    SchedulesService,
+    ScheduleReconcilerService,
+  ],
 })
 export class SyncsModule {}

@@ -11,6 +11,7 @@ import {
   EXAMPLES,
   runSync,
   SDK_PATH,
+  waitForRun,
 } from '../harness/sync-helpers';
 import { queryDatabase } from '../harness/databases';
 import { runCli } from '../harness/cli-process';
@@ -107,6 +108,11 @@ describe('syncs: deployed scripts run on a worker and fill the records store', (
       connection_id: 'acme',
       access_token: 'xoxb-token',
     });
+    // Data exists before the deploy: deploying creates the connections' schedules, and the
+    // auto-start syncs run at once, so their first runs read all of it.
+    github.addIssues('acme/widgets', 250, 10);
+    github.addIssues('acme/gears', 30, 10);
+    slack.add(450);
     await deployScripts(api, deployed);
   });
 
@@ -118,10 +124,7 @@ describe('syncs: deployed scripts run on a worker and fill the records store', (
   });
 
   it('syncs GitHub issues incrementally, following Link headers, and counts what changed', async () => {
-    github.addIssues('acme/widgets', 250, 10);
-    github.addIssues('acme/gears', 30, 10);
-
-    const first = await runSync(api, 'github', 'acme', 'github-issues');
+    const first = await waitForRun(api, 'github', 'acme', 'github-issues');
     expect(first).toMatchObject({
       status: 'SUCCESS',
       type: 'INITIAL',
@@ -163,8 +166,7 @@ describe('syncs: deployed scripts run on a worker and fill the records store', (
   });
 
   it('tracks deletions in a full sync, and a failed run deletes nothing', async () => {
-    slack.add(450);
-    const first = await runSync(api, 'slack', 'acme', 'slack-users');
+    const first = await waitForRun(api, 'slack', 'acme', 'slack-users');
     expect(first).toMatchObject({
       status: 'SUCCESS',
       type: 'INITIAL',
@@ -230,7 +232,7 @@ describe('syncs: deployed scripts run on a worker and fill the records store', (
       writeFileSync(
         file,
         `import { createSync, z } from ${JSON.stringify(SDK_PATH)};\n` +
-          `export default createSync({ name: ${JSON.stringify(name)}, integration: 'github', frequency: '1h', type: 'full', timeout: '3s',\n` +
+          `export default createSync({ name: ${JSON.stringify(name)}, integration: 'github', frequency: '1h', type: 'full', timeout: '3s', autoStart: false,\n` +
           `  models: { Thing: z.object({ id: z.string(), size: z.number() }) },\n` +
           `  async exec(ctx) {\n${body}\n  } });\n`,
       );
@@ -287,7 +289,7 @@ describe('syncs: deployed scripts run on a worker and fill the records store', (
     writeFileSync(
       file,
       `import { createSync, z } from ${JSON.stringify(SDK_PATH)};
-export default createSync({ name: 'context', integration: 'github', frequency: '1h', type: 'incremental',
+export default createSync({ name: 'context', integration: 'github', frequency: '1h', type: 'incremental', autoStart: false,
   models: { Thing: z.object({ id: z.string(), size: z.number(), colour: z.string().optional() }) },
   async exec(ctx) {
     const connection = await ctx.getConnection();

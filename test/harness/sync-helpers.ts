@@ -64,7 +64,67 @@ export interface RunView {
   workflow_id: string;
 }
 
-/** Triggers one sync for one connection and waits for that run to finish. */
+function runsPath(providerConfigKey: string, connectionId: string, sync: string): string {
+  return `/sync/runs?provider_config_key=${encodeURIComponent(providerConfigKey)}&connection_id=${encodeURIComponent(connectionId)}&sync=${encodeURIComponent(sync)}&limit=100`;
+}
+
+/** The runs of one connection's sync, newest first. */
+export async function listRuns(
+  api: ApiCaller,
+  providerConfigKey: string,
+  connectionId: string,
+  sync: string,
+): Promise<RunView[]> {
+  const { status, body } = await api<{ runs: RunView[] }>(
+    'GET',
+    runsPath(providerConfigKey, connectionId, sync),
+  );
+  if (status !== 200) throw new Error(`GET /sync/runs answered ${status}`);
+  return body.runs;
+}
+
+/** Waits until a run newer than `afterId` has finished (and none is running), and returns it. */
+export async function waitForRun(
+  api: ApiCaller,
+  providerConfigKey: string,
+  connectionId: string,
+  sync: string,
+  afterId = 0,
+  timeoutMs = 60_000,
+): Promise<RunView> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const runs = await listRuns(api, providerConfigKey, connectionId, sync);
+    const newer = runs.filter((run) => Number(run.id) > afterId);
+    const oldestNewer = newer[newer.length - 1];
+    if (oldestNewer && oldestNewer.status !== 'RUNNING') return oldestNewer;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `no run after ${afterId} finished in ${timeoutMs} ms: ${JSON.stringify(runs[0])}`,
+      );
+    }
+    await sleep(200);
+  }
+}
+
+/** Waits until no run of the sync is in progress; resolves with the newest run id (0: none). */
+export async function waitForIdle(
+  api: ApiCaller,
+  providerConfigKey: string,
+  connectionId: string,
+  sync: string,
+  timeoutMs = 60_000,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const runs = await listRuns(api, providerConfigKey, connectionId, sync);
+    if (!runs.some((run) => run.status === 'RUNNING')) return Number(runs[0]?.id ?? 0);
+    if (Date.now() > deadline) throw new Error(`${sync} is still running after ${timeoutMs} ms`);
+    await sleep(200);
+  }
+}
+
+/** Triggers one sync for one connection (when idle) and waits for that run to finish. */
 export async function runSync(
   api: ApiCaller,
   providerConfigKey: string,
@@ -72,7 +132,8 @@ export async function runSync(
   sync: string,
   timeoutMs = 60_000,
 ): Promise<RunView> {
-  const triggered = await api<{ runs: { workflow_id: string }[] }>('POST', '/sync/trigger', {
+  const before = await waitForIdle(api, providerConfigKey, connectionId, sync, timeoutMs);
+  const triggered = await api('POST', '/sync/trigger', {
     provider_config_key: providerConfigKey,
     connection_id: connectionId,
     syncs: [sync],
@@ -80,29 +141,5 @@ export async function runSync(
   if (triggered.status !== 200) {
     throw new Error(`trigger answered ${triggered.status}: ${JSON.stringify(triggered.body)}`);
   }
-  const workflowId = triggered.body.runs[0]?.workflow_id;
-  return waitForRun(api, providerConfigKey, connectionId, sync, workflowId, timeoutMs);
-}
-
-export async function waitForRun(
-  api: ApiCaller,
-  providerConfigKey: string,
-  connectionId: string,
-  sync: string,
-  workflowId: string | undefined,
-  timeoutMs = 60_000,
-): Promise<RunView> {
-  const deadline = Date.now() + timeoutMs;
-  const query = `provider_config_key=${encodeURIComponent(providerConfigKey)}&connection_id=${encodeURIComponent(connectionId)}&sync=${encodeURIComponent(sync)}`;
-  for (;;) {
-    const { body } = await api<{ runs: RunView[] }>('GET', `/sync/runs?${query}`);
-    const run = body.runs.find((candidate) => candidate.workflow_id === workflowId);
-    if (run && run.status !== 'RUNNING') return run;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `run ${workflowId} did not finish in ${timeoutMs} ms: ${JSON.stringify(run)}`,
-      );
-    }
-    await sleep(200);
-  }
+  return waitForRun(api, providerConfigKey, connectionId, sync, before, timeoutMs);
 }

@@ -57,7 +57,6 @@ describe('a sync run survives the loss of its worker', () => {
       access_token: 'gh-token',
       metadata: { repositories: ['acme/widgets'] },
     });
-    await deployScripts(apiCaller(app.url, app.devKey), [join(EXAMPLES, 'github', 'issues.ts')]);
   });
 
   afterAll(async () => {
@@ -69,14 +68,11 @@ describe('a sync run survives the loss of its worker', () => {
   it('SIGKILL mid-run: another worker resumes from the checkpoint; no record lost or duplicated, counts exact', async () => {
     github.addIssues('acme/widgets', ISSUES);
     github.pageDelayMs = 150;
-    const first = await startWorker();
     const api = apiCaller(app.url, app.devKey);
-    const triggered = await api<{ runs: { workflow_id: string }[] }>('POST', '/sync/trigger', {
-      provider_config_key: 'github',
-      connection_id: 'acme',
-      syncs: ['github-issues'],
-    });
-    const workflowId = triggered.body.runs[0]?.workflow_id;
+    // The sync starts by itself: deploying creates the connection's schedule, which runs an
+    // auto-start sync at once. No worker runs yet, so the run waits for the first one.
+    await deployScripts(api, [join(EXAMPLES, 'github', 'issues.ts')]);
+    const first = await startWorker();
 
     // Wait until a few pages are stored, then kill the worker without warning.
     const stored = async () =>
@@ -99,14 +95,7 @@ describe('a sync run survives the loss of its worker', () => {
     const pagesBeforeKill = github.served.length;
 
     await startWorker();
-    const run: RunView = await waitForRun(
-      api,
-      'github',
-      'acme',
-      'github-issues',
-      workflowId,
-      90_000,
-    );
+    const run: RunView = await waitForRun(api, 'github', 'acme', 'github-issues', 0, 90_000);
 
     expect(run).toMatchObject({
       status: 'SUCCESS',

@@ -8,6 +8,7 @@ import {
   IsOptional,
   IsString,
   Matches,
+  ValidateIf,
 } from 'class-validator';
 
 export class TriggerSyncDto {
@@ -31,6 +32,75 @@ export class TriggerSyncDto {
   @IsOptional()
   @IsBoolean()
   full_resync?: boolean;
+}
+
+export class SyncSelectionDto {
+  @ApiProperty({ type: [String], description: 'Sync names; empty means every sync' })
+  @IsArray()
+  @IsString({ each: true })
+  syncs!: string[];
+
+  @ApiProperty()
+  @IsString()
+  @IsNotEmpty()
+  provider_config_key!: string;
+
+  @ApiPropertyOptional({ description: 'Without it, every connection of the integration' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  connection_id?: string;
+}
+
+export class SyncStatusQueryDto {
+  @ApiProperty({ description: 'Comma-separated sync names, or * for all' })
+  @IsString()
+  @IsNotEmpty({ message: 'syncs is required: comma-separated sync names, or *' })
+  syncs!: string;
+
+  @ApiProperty()
+  @IsString()
+  @IsNotEmpty()
+  provider_config_key!: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  connection_id?: string;
+}
+
+export class UpdateFrequencyDto {
+  @ApiProperty()
+  @IsString()
+  @IsNotEmpty()
+  provider_config_key!: string;
+
+  @ApiProperty()
+  @IsString()
+  @IsNotEmpty()
+  connection_id!: string;
+
+  @ApiPropertyOptional({ description: 'The sync name (alias: sync_name)' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  sync?: string;
+
+  @ApiPropertyOptional({ description: 'Alias of sync' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  sync_name?: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'A number with a unit (30s, 5m, 1h, 1d, "5 minutes"); null reverts to the default',
+  })
+  @ValidateIf((_, value) => value !== null)
+  @IsString({ message: 'frequency must be a string such as "1h", or null' })
+  frequency!: string | null;
 }
 
 export class ListSyncRunsQueryDto {
