@@ -188,7 +188,21 @@ export class SyncRunnerService {
   /** Records the outcome once; on success applies deletion tracking and the last sync date. */
   async finish(input: FinishRunInput): Promise<FinishedRun> {
     const run = await this.runs.find(input.runId);
-    if (!run) throw new Error(`sync run ${input.runId} does not exist`);
+    if (!run) {
+      // The connection was deleted meanwhile (its runs with it): nothing left to record.
+      return {
+        runId: input.runId,
+        status: 'CANCELLED',
+        type: 'INCREMENTAL',
+        results: {},
+        startedAt: new Date().toISOString(),
+        finishedAt: new Date().toISOString(),
+        environmentId: 0,
+        providerConfigKey: '',
+        connectionId: '',
+        syncName: '',
+      };
+    }
     const connection = await this.runs.connection(run.connectionRowId);
     const models = await this.declaredModels(run);
     if (input.outcome === 'SUCCESS' && run.status === 'RUNNING' && connection) {
@@ -248,9 +262,10 @@ export class SyncRunnerService {
     runId: string,
   ): Promise<{ run: SyncRun; connection: RunConnection; script: DeployedScript }> {
     const run = await this.runs.find(runId);
-    if (!run) throw new Error(`sync run ${runId} does not exist`);
-    const connection = await this.runs.connection(run.connectionRowId);
-    if (!connection) throw new ScriptFailure('load', 'the connection was deleted during the run');
+    const connection = run ? await this.runs.connection(run.connectionRowId) : null;
+    if (!run || !connection) {
+      throw new ScriptFailure('load', 'the connection was deleted during the run');
+    }
     return { run, connection, script: await this.script(run, connection) };
   }
 
