@@ -1,5 +1,5 @@
 import { Controller, Get, Headers, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
@@ -41,6 +41,7 @@ export class RecordsController {
 
   /** getRecords, deprecated: OFFSET pages cost more the further they go; use GET /records. */
   @Get('sync/records')
+  @ApiOperation({ deprecated: true, summary: 'getRecords (deprecated): use GET /records' })
   @ApiOkResponse({ description: `A JSON array of records. ${RECORD_SHAPE}` })
   async legacy(
     @CallerEnvironment() caller: AuthenticatedEnvironment,

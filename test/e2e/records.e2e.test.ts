@@ -359,5 +359,16 @@ describe('records through the client', () => {
     expect(response.headers.deprecation).toMatch(/^@\d+$/);
     expect(response.headers.link).toBe('</records>; rel="successor-version"');
     expect((JSON.parse(response.body) as unknown[]).length).toBe(1);
+
+    const docs = JSON.parse((await rawGet('/docs/openapi.json')).body) as {
+      paths: Record<
+        string,
+        { get?: { deprecated?: boolean; parameters?: Array<{ name: string }> } }
+      >;
+    };
+    expect(docs.paths['/sync/records']?.get?.deprecated).toBe(true);
+    expect(docs.paths['/records']?.get?.parameters?.map((parameter) => parameter.name)).toEqual(
+      expect.arrayContaining(['Connection-Id', 'model', 'modified_after', 'cursor', 'filter']),
+    );
   });
 });
