@@ -22,6 +22,9 @@ import type {
   ProxyConfig,
   SyncedRecord,
   UpdateEnvironmentInput,
+  SyncControlResult,
+  SyncRun,
+  SyncStatusItem,
 } from './types';
 
 export interface JunctionClientOptions {
@@ -314,6 +317,108 @@ export class Junction {
         sort_by: config.sortBy,
         order: config.order,
         filter: filterParam(config.filter),
+      }),
+    });
+  }
+
+  // Syncs (spec 2.6, 4.2)
+
+  /** Runs the syncs now (all of the integration when `syncNames` is empty). */
+  triggerSync(
+    integrationId: string,
+    syncNames: readonly string[],
+    connectionId?: string,
+    fullResync?: boolean,
+  ): Promise<SyncControlResult> {
+    return this.request({
+      method: 'POST',
+      url: '/sync/trigger',
+      data: {
+        provider_config_key: integrationId,
+        syncs: syncNames,
+        ...(connectionId === undefined ? {} : { connection_id: connectionId }),
+        ...(fullResync === undefined ? {} : { full_resync: fullResync }),
+      },
+    });
+  }
+
+  /** Starts (unpauses) the syncs' schedules; a sync that never ran runs now. */
+  startSync(
+    integrationId: string,
+    syncNames: readonly string[],
+    connectionId?: string,
+  ): Promise<SyncControlResult> {
+    return this.request({
+      method: 'POST',
+      url: '/sync/start',
+      data: { provider_config_key: integrationId, syncs: syncNames, connection_id: connectionId },
+    });
+  }
+
+  /** Pauses the syncs' schedules: a running run finishes, nothing new starts. */
+  pauseSync(
+    integrationId: string,
+    syncNames: readonly string[],
+    connectionId?: string,
+  ): Promise<SyncControlResult> {
+    return this.request({
+      method: 'POST',
+      url: '/sync/pause',
+      data: { provider_config_key: integrationId, syncs: syncNames, connection_id: connectionId },
+    });
+  }
+
+  /** Status of the named syncs, or of all with `'*'`. */
+  syncStatus(
+    integrationId: string,
+    syncNames: readonly string[] | '*',
+    connectionId?: string,
+  ): Promise<{ syncs: SyncStatusItem[] }> {
+    return this.request({
+      method: 'GET',
+      url: '/sync/status',
+      params: definedParams({
+        provider_config_key: integrationId,
+        syncs: syncNames === '*' ? '*' : syncNames.join(','),
+        connection_id: connectionId,
+      }),
+    });
+  }
+
+  /** Overrides the sync's frequency for one connection; `null` reverts to the sync's default. */
+  updateSyncConnectionFrequency(
+    integrationId: string,
+    syncName: string,
+    connectionId: string,
+    frequency: string | null,
+  ): Promise<{ frequency: string }> {
+    return this.request({
+      method: 'PUT',
+      url: '/sync/update-connection-frequency',
+      data: {
+        provider_config_key: integrationId,
+        connection_id: connectionId,
+        sync: syncName,
+        frequency,
+      },
+    });
+  }
+
+  /** A connection's sync runs, newest first (Junction's own route). */
+  listSyncRuns(
+    integrationId: string,
+    connectionId: string,
+    syncName?: string,
+    limit?: number,
+  ): Promise<{ runs: SyncRun[] }> {
+    return this.request({
+      method: 'GET',
+      url: '/sync/runs',
+      params: definedParams({
+        provider_config_key: integrationId,
+        connection_id: connectionId,
+        sync: syncName,
+        limit,
       }),
     });
   }

@@ -169,3 +169,39 @@ export interface GetRecordsConfig {
   readonly order?: 'asc' | 'desc';
   readonly filter?: string | readonly RecordFilter[];
 }
+
+// Syncs (spec 2.6)
+
+/** RUNNING, PAUSED, SUCCESS, ERROR, STOPPED (last run cancelled, or schedule missing), PENDING (started, not run yet). */
+export type SyncStatus = 'RUNNING' | 'PAUSED' | 'SUCCESS' | 'ERROR' | 'STOPPED' | 'PENDING';
+
+export interface SyncStatusItem {
+  /** The sync's schedule ID for this connection (also its Temporal Schedule ID). */
+  readonly id: string;
+  readonly connection_id: string;
+  readonly name: string;
+  readonly status: SyncStatus;
+  readonly type: 'INITIAL' | 'INCREMENTAL' | null;
+  readonly latestResult: Record<string, { added: number; updated: number; deleted: number }>;
+  readonly finishedAt: string | null;
+  readonly nextScheduledSyncAt: string | null;
+  readonly frequency: string;
+}
+
+export interface SyncControlResult {
+  readonly success: true;
+}
+
+export interface SyncRun {
+  readonly id: string;
+  readonly sync: string;
+  readonly type: 'INITIAL' | 'INCREMENTAL';
+  readonly status: 'RUNNING' | 'SUCCESS' | 'ERROR' | 'CANCELLED';
+  readonly started_at: string;
+  readonly finished_at: string | null;
+  readonly results: Record<string, { added: number; updated: number; deleted: number }>;
+  readonly error: { message: string; reason?: string } | null;
+  readonly attempts: number;
+  readonly script_version: number;
+  readonly workflow_id: string;
+}

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ScheduleNotFoundError } from '@temporalio/client';
+import { type ScheduleDescription, ScheduleNotFoundError } from '@temporalio/client';
 import type { Junction } from '../../src/client';
 import { TemporalClientService } from '../../src/temporal/temporal-client.service';
 import { json } from '../fixtures/fake-upstream';
@@ -29,6 +29,11 @@ interface StatusItem {
   finishedAt: string | null;
   nextScheduledSyncAt: string | null;
   frequency: string;
+}
+
+/** The schedule's interval(s) in milliseconds. */
+function everyOf(description: ScheduleDescription): number[] {
+  return (description.spec.intervals ?? []).map((interval) => Number(interval.every));
 }
 
 describe('sync schedules on Temporal: life cycle and control', () => {
@@ -63,14 +68,8 @@ export default createSync({ name: ${JSON.stringify(name)}, integration: 'lab', t
 
   const schedule = (connectionId: string, sync: string) =>
     temporal.client.schedule.getHandle(`${app.taskQueue}:dev:lab:${connectionId}:${sync}`);
-  const status = async (connectionId: string, syncs = '*'): Promise<StatusItem[]> => {
-    const answer = await api<{ syncs: StatusItem[] }>(
-      'GET',
-      `/sync/status?provider_config_key=lab&connection_id=${connectionId}&syncs=${syncs}`,
-    );
-    expect(answer.status).toBe(200);
-    return answer.body.syncs;
-  };
+  const status = async (connectionId: string, syncs: string[] | '*' = '*'): Promise<StatusItem[]> =>
+    (await client.syncStatus('lab', syncs, connectionId)).syncs;
   const importConnection = (connectionId: string) =>
     client.importConnection({
       provider_config_key: 'lab',
@@ -119,7 +118,7 @@ export default createSync({ name: ${JSON.stringify(name)}, integration: 'lab', t
     const manual = await schedule('c1', 'manual').describe();
     expect(auto.state.paused).toBe(false);
     expect(manual.state.paused).toBe(true);
-    expect(auto.spec.intervals.map((interval) => interval.every)).toEqual([3_600_000]);
+    expect(everyOf(auto)).toEqual([3_600_000]);
     expect(auto.policies.overlap).toBe('BUFFER_ONE');
     const first = await waitForRun(api, 'lab', 'c1', 'auto');
     expect(first).toMatchObject({ status: 'SUCCESS', type: 'INITIAL' });
@@ -144,31 +143,17 @@ export default createSync({ name: ${JSON.stringify(name)}, integration: 'lab', t
   });
 
   it('start unpauses and runs a sync that never ran; pause stops new runs', async () => {
-    const started = await api('POST', '/sync/start', {
-      provider_config_key: 'lab',
-      connection_id: 'c1',
-      syncs: ['manual'],
-    });
-    expect(started.status).toBe(200);
+    expect(await client.startSync('lab', ['manual'], 'c1')).toMatchObject({ success: true });
     expect((await schedule('c1', 'manual').describe()).state.paused).toBe(false);
     expect(await waitForRun(api, 'lab', 'c1', 'manual')).toMatchObject({ status: 'SUCCESS' });
 
     // Every 2 seconds, then paused: nothing new starts while paused.
-    const frequency = await api<{ frequency: string }>('PUT', '/sync/update-connection-frequency', {
-      provider_config_key: 'lab',
-      connection_id: 'c1',
-      sync_name: 'manual',
+    expect(await client.updateSyncConnectionFrequency('lab', 'manual', 'c1', '2s')).toEqual({
       frequency: '2s',
     });
-    expect(frequency.body).toEqual({ frequency: '2s' });
     await sleep(4_500);
     expect((await listRuns(api, 'lab', 'c1', 'manual')).length).toBeGreaterThanOrEqual(2);
-    const paused = await api('POST', '/sync/pause', {
-      provider_config_key: 'lab',
-      connection_id: 'c1',
-      syncs: ['manual'],
-    });
-    expect(paused.status).toBe(200);
+    expect(await client.pauseSync('lab', ['manual'], 'c1')).toMatchObject({ success: true });
     // A run the schedule had already queued may still start once; after that, nothing.
     await waitForIdle(api, 'lab', 'c1', 'manual');
     await sleep(2_500);
@@ -176,7 +161,7 @@ export default createSync({ name: ${JSON.stringify(name)}, integration: 'lab', t
     await sleep(5_000);
     const after = await listRuns(api, 'lab', 'c1', 'manual');
     expect(Number(after[0]?.id)).toBe(last);
-    expect((await status('c1', 'manual'))[0]?.status).toBe('PAUSED');
+    expect((await status('c1', ['manual']))[0]?.status).toBe('PAUSED');
     await api('PUT', '/sync/update-connection-frequency', {
       provider_config_key: 'lab',
       connection_id: 'c1',
@@ -190,12 +175,7 @@ export default createSync({ name: ${JSON.stringify(name)}, integration: 'lab', t
     workDelayMs = 2_000;
     try {
       for (let index = 0; index < 4; index += 1) {
-        const triggered = await api('POST', '/sync/trigger', {
-          provider_config_key: 'lab',
-          connection_id: 'c1',
-          syncs: ['auto'],
-        });
-        expect(triggered.status).toBe(200);
+        expect(await client.triggerSync('lab', ['auto'], 'c1')).toMatchObject({ success: true });
         await sleep(300);
       }
       await waitForRun(api, 'lab', 'c1', 'auto', before);
@@ -224,33 +204,23 @@ export default createSync({ name: ${JSON.stringify(name)}, integration: 'lab', t
     });
     expect(set).toEqual({ status: 200, body: { frequency: '5 minutes' } });
     const description = await schedule('c1', 'auto').describe();
-    expect(description.spec.intervals.map((interval) => interval.every)).toEqual([300_000]);
-    const next = Date.parse((await status('c1', 'auto'))[0]?.nextScheduledSyncAt ?? '');
+    expect(everyOf(description)).toEqual([300_000]);
+    const next = Date.parse((await status('c1', ['auto']))[0]?.nextScheduledSyncAt ?? '');
     expect(next - Date.now()).toBeLessThanOrEqual(300_000);
-    expect((await status('c1', 'auto'))[0]?.frequency).toBe('5 minutes');
+    expect((await status('c1', ['auto']))[0]?.frequency).toBe('5 minutes');
 
     // The override survives a redeploy that changes the default.
     await deployScripts(api, [
       script('auto', "frequency: '2h'"),
       script('manual', "frequency: '3h', autoStart: false"),
     ]);
-    expect(
-      (await schedule('c1', 'auto').describe()).spec.intervals.map((interval) => interval.every),
-    ).toEqual([300_000]);
-    expect(
-      (await schedule('c1', 'manual').describe()).spec.intervals.map((interval) => interval.every),
-    ).toEqual([10_800_000]);
+    expect(everyOf(await schedule('c1', 'auto').describe())).toEqual([300_000]);
+    expect(everyOf(await schedule('c1', 'manual').describe())).toEqual([10_800_000]);
 
-    const reverted = await api<{ frequency: string }>('PUT', '/sync/update-connection-frequency', {
-      provider_config_key: 'lab',
-      connection_id: 'c1',
-      sync: 'auto',
-      frequency: null,
+    expect(await client.updateSyncConnectionFrequency('lab', 'auto', 'c1', null)).toEqual({
+      frequency: '2h',
     });
-    expect(reverted.body).toEqual({ frequency: '2h' });
-    expect(
-      (await schedule('c1', 'auto').describe()).spec.intervals.map((interval) => interval.every),
-    ).toEqual([7_200_000]);
+    expect(everyOf(await schedule('c1', 'auto').describe())).toEqual([7_200_000]);
 
     for (const [frequency, message] of [
       ['5 parsecs', /must be/],
@@ -291,7 +261,7 @@ export default createSync({ name: ${JSON.stringify(name)}, integration: 'lab', t
       try {
         const restored = await schedule('c1', 'manual').describe();
         expect(restored.state.paused).toBe(true);
-        expect(restored.spec.intervals.map((interval) => interval.every)).toEqual([10_800_000]);
+        expect(everyOf(restored)).toEqual([10_800_000]);
         break;
       } catch (error) {
         if (!(error instanceof ScheduleNotFoundError) || Date.now() > deadline) throw error;
