@@ -3,14 +3,18 @@ import {
   type EnvironmentActivityDependencies,
 } from './environment.activities';
 import { createSyncActivities, type SyncActivityDependencies } from './sync.activities';
+import { createWebhookActivities, type WebhookActivityDependencies } from './webhook.activities';
 
 /** Everything activities need, injected from the NestJS container by the worker. */
-export type ActivityDependencies = EnvironmentActivityDependencies & SyncActivityDependencies;
+export type ActivityDependencies = EnvironmentActivityDependencies &
+  SyncActivityDependencies &
+  WebhookActivityDependencies;
 
 export function createActivities(dependencies: ActivityDependencies) {
   return {
     ...createEnvironmentActivities(dependencies),
     ...createSyncActivities(dependencies),
+    ...createWebhookActivities(dependencies),
   };
 }
 

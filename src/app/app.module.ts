@@ -19,6 +19,7 @@ import { HealthModule } from '../health/health.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { TemporalModule } from '../temporal/temporal.module';
 import { TemporalWorkerService } from '../temporal/temporal-worker.service';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /** What one process runs, with the addresses the runtime resolved (embedded or configured). */
 export interface AppShape {
@@ -62,6 +63,7 @@ export class AppModule {
         RecordsModule,
         SyncsModule,
         ScriptsModule,
+        WebhooksModule,
         ...(shape.http ? [AuthModule, HealthModule] : []),
       ],
       providers: workerProviders,

@@ -48,6 +48,7 @@ export interface AppConfig {
     readonly maxRetryWaitMs: number;
     readonly maxReplayBodyBytes: number;
   };
+  readonly webhooks: { readonly timeoutMs: number };
   readonly log: { readonly level: EnvironmentValues['LOG_LEVEL']; readonly pretty: boolean };
 }
 
@@ -141,6 +142,7 @@ export function loadConfig(mode: RunMode, env: NodeJS.ProcessEnv = process.env):
       maxRetryWaitMs: values.PROXY_MAX_RETRY_WAIT_MS,
       maxReplayBodyBytes: values.PROXY_MAX_REPLAY_BODY_BYTES,
     },
+    webhooks: { timeoutMs: values.WEBHOOK_TIMEOUT_MS },
     log: { level: values.LOG_LEVEL, pretty: values.LOG_PRETTY },
   };
 }

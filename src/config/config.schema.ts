@@ -295,6 +295,14 @@ export const CONFIG_VARIABLES = {
       secret: false,
     },
   },
+  WEBHOOK_TIMEOUT_MS: {
+    schema: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    doc: {
+      meaning:
+        'Time a webhook receiver has to answer one delivery attempt; a slower answer counts as a failure and is retried.',
+      secret: false,
+    },
+  },
   LOG_LEVEL: {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     doc: { meaning: 'Lowest level written to the JSON log.', secret: false },

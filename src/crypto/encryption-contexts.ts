@@ -3,4 +3,5 @@ export const ENCRYPTION_CONTEXTS = {
   clientSecret: 'integration.oauth_client_secret',
   credentials: 'connection.credentials',
   environmentVariable: 'environment_variable.value',
+  webhookSecret: 'environment.webhook_secret',
 } as const;

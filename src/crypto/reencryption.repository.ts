@@ -16,6 +16,7 @@ export const ENCRYPTED_COLUMNS = [
     column: 'value',
     context: ENCRYPTION_CONTEXTS.environmentVariable,
   },
+  { table: 'environments', column: 'webhook_secret', context: ENCRYPTION_CONTEXTS.webhookSecret },
 ] as const;
 
 export type EncryptedColumn = (typeof ENCRYPTED_COLUMNS)[number];

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import { IsNull, type Repository } from 'typeorm';
 import { EnvironmentEntity, type EnvironmentName } from './entities/environment.entity';
 
 @Injectable()
@@ -39,6 +39,32 @@ export class EnvironmentsRepository {
 
   async updateWebhookUrl(environmentId: number, webhookUrl: string | null): Promise<void> {
     await this.environments.update({ id: environmentId }, { webhookUrl });
+  }
+
+  findWebhookSettings(
+    environmentId: number,
+  ): Promise<Pick<EnvironmentEntity, 'webhookUrl' | 'webhookSecret'> | null> {
+    return this.environments.findOne({
+      select: { webhookUrl: true, webhookSecret: true },
+      where: { id: environmentId },
+    });
+  }
+
+  /** Replaces the sealed webhook secret; false when the environment does not exist. */
+  async updateWebhookSecret(environmentId: number, sealedSecret: string): Promise<boolean> {
+    const result = await this.environments.update(
+      { id: environmentId },
+      { webhookSecret: sealedSecret },
+    );
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Stores the sealed secret unless the environment has one, so concurrent first uses agree. */
+  async insertWebhookSecretIfMissing(environmentId: number, sealedSecret: string): Promise<void> {
+    await this.environments.update(
+      { id: environmentId, webhookSecret: IsNull() },
+      { webhookSecret: sealedSecret },
+    );
   }
 
   async updateKeyHash(name: EnvironmentName, secretKeyHash: string): Promise<boolean> {

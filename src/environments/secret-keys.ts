@@ -10,3 +10,8 @@ export function generateSecretKey(environment: EnvironmentName): string {
 export function hashSecretKey(secretKey: string): string {
   return createHash('sha256').update(secretKey, 'utf8').digest('hex');
 }
+
+/** Webhook secrets are HMAC keys: 256 random bits, with a prefix that says what they are. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}

@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { EnvironmentsRepository } from '../environments/environments.repository';
 import { SyncRunnerService } from '../syncs/sync-runner.service';
+import { WebhooksService } from '../webhooks/webhooks.service';
 import { installTemporalRuntime } from './temporal-logger';
 import { TEMPORAL_OPTIONS, type TemporalModuleOptions } from './temporal.options';
 
@@ -29,6 +30,7 @@ export class TemporalWorkerService implements OnApplicationShutdown {
     @Inject(TEMPORAL_OPTIONS) private readonly temporal: TemporalModuleOptions,
     private readonly environments: EnvironmentsRepository,
     private readonly syncRunner: SyncRunnerService,
+    private readonly webhooks: WebhooksService,
   ) {}
 
   async start(): Promise<void> {
@@ -45,6 +47,7 @@ export class TemporalWorkerService implements OnApplicationShutdown {
       activities: createActivities({
         environments: this.environments,
         syncRunner: this.syncRunner,
+        webhooks: this.webhooks,
       }),
       maxConcurrentActivityTaskExecutions: this.config.worker.maxConcurrentActivities,
       shutdownGraceTime: this.config.worker.shutdownGraceMs,

@@ -35,6 +35,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal_error: 500,
   upstream_unreachable: 502,
+  webhook_delivery_failed: 502,
   dependency_unavailable: 503,
   upstream_timeout: 504,
 } as const satisfies Record<string, number>;

@@ -24,6 +24,10 @@ export class EnvironmentEntity {
   @Column({ name: 'webhook_url', type: 'text', nullable: true })
   webhookUrl: string | null;
 
+  /** Signs webhooks; sealed by SecretBox, generated when first needed, never shown by GET. */
+  @Column({ name: 'webhook_secret', type: 'text', nullable: true })
+  webhookSecret: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
