@@ -43,9 +43,10 @@ export class EnvironmentsRepository {
 
   findWebhookSettings(
     environmentId: number,
-  ): Promise<Pick<EnvironmentEntity, 'webhookUrl' | 'webhookSecret'> | null> {
+  ): Promise<Pick<EnvironmentEntity, 'id' | 'webhookUrl' | 'webhookSecret'> | null> {
     return this.environments.findOne({
-      select: { webhookUrl: true, webhookSecret: true },
+      // The id too: TypeORM builds no entity from a row whose selected columns are all null.
+      select: { id: true, webhookUrl: true, webhookSecret: true },
       where: { id: environmentId },
     });
   }
