@@ -1,3 +1,4 @@
+import { type ActionActivityDependencies, createActionActivities } from './action.activities';
 import {
   createEnvironmentActivities,
   type EnvironmentActivityDependencies,
@@ -7,12 +8,14 @@ import { createWebhookActivities, type WebhookActivityDependencies } from './web
 
 /** Everything activities need, injected from the NestJS container by the worker. */
 export type ActivityDependencies = EnvironmentActivityDependencies &
+  ActionActivityDependencies &
   SyncActivityDependencies &
   WebhookActivityDependencies;
 
 export function createActivities(dependencies: ActivityDependencies) {
   return {
     ...createEnvironmentActivities(dependencies),
+    ...createActionActivities(dependencies),
     ...createSyncActivities(dependencies),
     ...createWebhookActivities(dependencies),
   };

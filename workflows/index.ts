@@ -1,2 +1,3 @@
+export { actionWorkflow } from './action.workflow';
 export { pingWorkflow } from './ping.workflow';
 export { syncRunWorkflow } from './sync-run.workflow';

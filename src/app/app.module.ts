@@ -7,6 +7,7 @@ import { IntegrationsModule } from '../integrations/integrations.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { ProxyModule } from '../proxy/proxy.module';
 import { RecordsModule } from '../records/records.module';
+import { ActionsModule } from '../actions/actions.module';
 import { SyncsModule } from '../syncs/syncs.module';
 import { ScriptsModule } from '../scripts/scripts.module';
 import { LoggingModule } from '../common/logging/logging.module';
@@ -62,6 +63,7 @@ export class AppModule {
         ProxyModule,
         RecordsModule,
         SyncsModule,
+        ActionsModule,
         ScriptsModule,
         WebhooksModule,
         ...(shape.http ? [AuthModule, HealthModule] : []),

@@ -13,6 +13,8 @@ export class JunctionError extends Error {
     readonly code: string,
     readonly errors: readonly JunctionFieldError[] = [],
     readonly errorId?: string,
+    /** Details from a third party or a script: a refused refresh's answer, an ActionError's payload. */
+    readonly payload?: unknown,
   ) {
     super(message);
     this.name = 'JunctionError';
@@ -20,7 +22,13 @@ export class JunctionError extends Error {
 }
 
 interface Envelope {
-  error?: { code?: unknown; message?: unknown; errors?: unknown; error_id?: unknown };
+  error?: {
+    code?: unknown;
+    message?: unknown;
+    errors?: unknown;
+    error_id?: unknown;
+    payload?: unknown;
+  };
 }
 
 export function errorFromResponse(status: number, body: unknown): JunctionError {
@@ -30,5 +38,5 @@ export function errorFromResponse(status: number, body: unknown): JunctionError 
     typeof error?.message === 'string' ? error.message : `Junction answered HTTP ${status}`;
   const errors = Array.isArray(error?.errors) ? (error.errors as JunctionFieldError[]) : [];
   const errorId = typeof error?.error_id === 'string' ? error.error_id : undefined;
-  return new JunctionError(message, status, code, errors, errorId);
+  return new JunctionError(message, status, code, errors, errorId, error?.payload);
 }

@@ -423,6 +423,26 @@ export class Junction {
     });
   }
 
+  // Actions (spec 4.2 triggerAction)
+
+  /**
+   * Runs an action on a worker and resolves with its result. A script's ActionError rejects
+   * with a JunctionError whose code is `action_failure` and whose payload is the script's.
+   */
+  triggerAction<I = unknown, O = unknown>(
+    integrationId: string,
+    connectionId: string,
+    actionName: string,
+    input?: I,
+  ): Promise<O> {
+    return this.request({
+      method: 'POST',
+      url: '/action/trigger',
+      headers: { 'Connection-Id': connectionId, 'Provider-Config-Key': integrationId },
+      data: { action_name: actionName, input },
+    });
+  }
+
   protected async request<T>(config: AxiosRequestConfig): Promise<T> {
     try {
       const response = await this.http.request<T>(config);

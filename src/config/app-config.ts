@@ -28,6 +28,8 @@ export interface AppConfig {
     readonly syncHeartbeatTimeoutMs: number;
     readonly syncMaxAttempts: number;
     readonly syncMinFrequency: string;
+    readonly actionTimeoutMs: number;
+    readonly actionThreads: number;
     readonly scheduleReconcileIntervalMs: number;
   };
   readonly initialSecretKeys: {
@@ -122,6 +124,8 @@ export function loadConfig(mode: RunMode, env: NodeJS.ProcessEnv = process.env):
       syncHeartbeatTimeoutMs: values.SYNC_HEARTBEAT_TIMEOUT_MS,
       syncMaxAttempts: values.SYNC_MAX_ATTEMPTS,
       syncMinFrequency: values.SYNC_MIN_FREQUENCY,
+      actionTimeoutMs: values.ACTION_TIMEOUT_MS,
+      actionThreads: values.ACTION_THREADS,
       scheduleReconcileIntervalMs: values.SCHEDULE_RECONCILE_INTERVAL_MS,
     },
     initialSecretKeys: {

@@ -162,6 +162,21 @@ export const CONFIG_VARIABLES = {
       secret: false,
     },
   },
+  ACTION_TIMEOUT_MS: {
+    schema: z.coerce.number().int().min(100).default(900_000),
+    doc: {
+      meaning:
+        'Longest action run when its definition sets no shorter timeout (default 15 minutes); then 504.',
+      secret: false,
+    },
+  },
+  ACTION_THREADS: {
+    schema: z.coerce.number().int().min(1).max(64).default(4),
+    doc: {
+      meaning: 'Threads a worker keeps warm for actions (one action at a time each).',
+      secret: false,
+    },
+  },
   SYNC_MIN_FREQUENCY: {
     schema: z
       .string()

@@ -78,12 +78,16 @@ export interface ScriptErrorShape {
   readonly stack?: string;
   /** Set by ActionError. */
   readonly actionError?: { readonly payload: unknown; readonly status: number };
+  /** Set when an action's input does not match its schema. */
+  readonly issues?: readonly { readonly path: string; readonly message: string }[];
 }
 
 export type ThreadMessage =
   | {
       readonly type: 'call';
       readonly id: number;
+      /** The run that made the call (pooled threads run one script after another). */
+      readonly run: number;
       readonly method: HostMethod;
       readonly args: unknown[];
     }

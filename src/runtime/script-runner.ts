@@ -60,6 +60,32 @@ function hostError(error: unknown): { message: string; code?: string; response?:
   };
 }
 
+/** Answers a script's call with the host's method (a missing method is an error to the script). */
+export function serveCall(
+  host: ScriptHost,
+  message: Extract<ThreadMessage, { type: 'call' }>,
+  reply: (message: HostMessage) => void,
+): void {
+  host.activity?.();
+  const method = host[message.method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+  if (!method) {
+    reply({
+      type: 'reply',
+      id: message.id,
+      ok: false,
+      error: { message: `${message.method} is not available to this script` },
+    });
+    return;
+  }
+  method.apply(host, message.args).then(
+    (value) => reply({ type: 'reply', id: message.id, ok: true, value }),
+    (error: unknown) =>
+      reply({ type: 'reply', id: message.id, ok: false, error: hostError(error) }),
+  );
+}
+
+export { THREAD_FILE };
+
 /**
  * Runs one script in its own thread (own heap with a size limit, own V8 context) and resolves
  * with its output. A throw, a timeout, running out of memory or a cancellation rejects with a
@@ -128,25 +154,8 @@ export function runScript(options: RunScriptOptions): Promise<unknown> {
           finish(() => reject(new ScriptFailure(reason, message.error.message, message.error)));
           return;
         }
-        case 'call': {
-          options.host.activity?.();
-          const method = options.host[message.method] as
-            ((...args: unknown[]) => Promise<unknown>) | undefined;
-          if (!method) {
-            reply({
-              type: 'reply',
-              id: message.id,
-              ok: false,
-              error: { message: `${message.method} is not available to this script` },
-            });
-            return;
-          }
-          method.apply(options.host, message.args).then(
-            (value) => reply({ type: 'reply', id: message.id, ok: true, value }),
-            (error: unknown) =>
-              reply({ type: 'reply', id: message.id, ok: false, error: hostError(error) }),
-          );
-        }
+        case 'call':
+          serveCall(options.host, message, reply);
       }
     });
     worker.on('error', (error: Error & { code?: string }) => {

@@ -28,7 +28,11 @@ const RECORDS_PER_CALL = 5_000;
 
 const port = parentPort;
 if (!port) throw new Error('script-thread must run as a worker thread');
-const data = workerData as ScriptThreadData;
+/** One run per thread, or (pooled) one run at a time, each announced by a `run` message. */
+const startup = workerData as ScriptThreadData | { readonly pooled: true };
+let data: ScriptThreadData = 'pooled' in startup ? (undefined as never) : startup;
+/** Pooled threads keep each bundle's definition (its own context) for the next runs. */
+const definitions = new Map<string, LoadedDefinition>();
 
 const pending = new Map<
   number,
@@ -40,18 +44,29 @@ function post(message: ThreadMessage): void {
   port?.postMessage(message);
 }
 
-function call<M extends HostMethod>(
-  method: M,
-  ...args: Parameters<HostCalls[M]>
-): ReturnType<HostCalls[M]> {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    post({ type: 'call', id, method, args });
-  }) as ReturnType<HostCalls[M]>;
+/** The run whose context makes a call: a timer left behind by an earlier run cannot act for a later one. */
+let runSeq = 0;
+
+function caller(seq: number) {
+  return <M extends HostMethod>(
+    method: M,
+    ...args: Parameters<HostCalls[M]>
+  ): ReturnType<HostCalls[M]> => {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      post({ type: 'call', id, run: seq, method, args });
+    }) as ReturnType<HostCalls[M]>;
+  };
 }
 
-port.on('message', (message: HostMessage) => {
+port.on('message', (message: HostMessage | RunMessage) => {
+  if (message.type === 'run') {
+    data = message.data;
+    runSeq = message.seq;
+    void runOnce(message.key);
+    return;
+  }
   const waiter = pending.get(message.id);
   if (!waiter) return;
   pending.delete(message.id);
@@ -75,6 +90,14 @@ function log(level: LogLevel, message: unknown, fields?: Record<string, unknown>
       at: new Date().toISOString(),
     },
   });
+}
+
+interface RunMessage {
+  readonly type: 'run';
+  /** Identifies the bundle (script and version); its definition is evaluated once per thread. */
+  readonly key: string;
+  readonly seq: number;
+  readonly data: ScriptThreadData;
 }
 
 interface LoadedDefinition {
@@ -109,6 +132,7 @@ async function inChunks<T>(items: T[], send: (chunk: T[]) => Promise<void>): Pro
 
 function scriptContext(definition: LoadedDefinition) {
   const { info } = data;
+  const call = caller(runSeq);
   const proxy = (config: ProxyConfig): Promise<ScriptProxyResponse> => {
     if (!config || typeof config.endpoint !== 'string') {
       return Promise.reject(new Error('proxy: give an object with an "endpoint" string'));
@@ -208,12 +232,16 @@ function toPlain(value: unknown): unknown {
   }
 }
 
-async function main(): Promise<void> {
+async function runOnce(key?: string): Promise<void> {
   let definition: LoadedDefinition;
   try {
-    definition = evaluateBundle(data.bundle, `${data.info.name}.js`, (text) =>
-      log('info', text),
-    ) as LoadedDefinition;
+    const known = key === undefined ? undefined : definitions.get(key);
+    definition =
+      known ??
+      (evaluateBundle(data.bundle, `${data.info.name}.js`, (text) =>
+        log('info', text),
+      ) as LoadedDefinition);
+    if (key !== undefined && !known) definitions.set(key, definition);
   } catch (error) {
     post({ type: 'failed', error: { ...describe(error), name: 'ScriptLoadError' } });
     return;
@@ -234,12 +262,19 @@ async function main(): Promise<void> {
     if (data.kind === 'action') {
       const input = definition.input ? definition.input.safeParse(data.input) : undefined;
       if (input && !input.success) {
-        const issues = (input.error?.issues ?? [])
-          .map((issue) => `${issue.path.map(String).join('.') || '(input)'}: ${issue.message}`)
-          .join('; ');
-        throw Object.assign(new Error(`Invalid input: ${issues}`), {
-          name: 'InputValidationError',
+        const issues = (input.error?.issues ?? []).map((issue) => ({
+          path: ['input', ...issue.path.map(String)].join('.'),
+          message: issue.message,
+        }));
+        post({
+          type: 'failed',
+          error: {
+            name: 'InputValidationError',
+            message: `Invalid input: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`,
+            issues,
+          },
         });
+        return;
       }
       output = await definition.exec(context, input ? input.data : data.input);
     } else {
@@ -251,4 +286,4 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+if (!('pooled' in startup)) void runOnce();

@@ -4,6 +4,7 @@ import {
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
+import pMap from 'p-map';
 import type { AuthenticatedEnvironment } from '../auth/caller-environment.decorator';
 import { DomainError, InvalidRequestError } from '../common/errors/domain-error';
 import { APP_CONFIG } from '../config/config.module';
@@ -21,6 +22,9 @@ import {
   SyncSchedulesRepository,
 } from './sync-schedules.repository';
 import { runSearchAttributes, SyncNotFoundError } from './sync-identity';
+
+/** Schedule calls in flight at once while reconciling. */
+const RECONCILE_CONCURRENCY = 16;
 
 export interface SyncSelection {
   readonly providerConfigKey: string;
@@ -114,9 +118,15 @@ export class SchedulesService implements OnModuleInit {
   async reconcile(scope: ScheduleScope = {}, deleteOrphans = false): Promise<ReconcileReport> {
     const report: ReconcileReport = { created: 0, updated: 0, deleted: 0, unchanged: 0 };
     const desired = await this.schedules.desired(scope);
-    for (const schedule of desired) {
-      report[await this.ensure(schedule)] += 1;
-    }
+    // Temporal answers each schedule call in milliseconds; a few at once keeps a deploy for
+    // a thousand connections short without flooding the frontend.
+    await pMap(
+      desired,
+      async (schedule) => {
+        report[await this.ensure(schedule)] += 1;
+      },
+      { concurrency: RECONCILE_CONCURRENCY },
+    );
     if (deleteOrphans) {
       // Only this Junction's schedules (its task queue), of the environment when one is given.
       const prefix =
@@ -124,11 +134,13 @@ export class SchedulesService implements OnModuleInit {
           ? `${this.temporal.taskQueue}:`
           : `${this.temporal.taskQueue}:${await this.runs.environmentName(scope.environmentId)}:`;
       const wanted = new Set(desired.map((schedule) => this.scheduleId(schedule)));
+      const orphans: string[] = [];
       for await (const summary of this.temporal.client.schedule.list()) {
         if (!summary.scheduleId.startsWith(prefix) || wanted.has(summary.scheduleId)) continue;
-        await this.deleteSchedule(summary.scheduleId);
-        report.deleted += 1;
+        orphans.push(summary.scheduleId);
       }
+      await pMap(orphans, (id) => this.deleteSchedule(id), { concurrency: RECONCILE_CONCURRENCY });
+      report.deleted += orphans.length;
     }
     return report;
   }

@@ -20,6 +20,7 @@ const KEYS = {
   integration: defineSearchAttributeKey(SEARCH_ATTRIBUTES.integration, SearchAttributeType.KEYWORD),
   connection: defineSearchAttributeKey(SEARCH_ATTRIBUTES.connection, SearchAttributeType.KEYWORD),
   sync: defineSearchAttributeKey(SEARCH_ATTRIBUTES.sync, SearchAttributeType.KEYWORD),
+  action: defineSearchAttributeKey(SEARCH_ATTRIBUTES.action, SearchAttributeType.KEYWORD),
 };
 
 /** The search attributes that let an operator find a connection's runs in the Temporal UI. */
@@ -34,5 +35,20 @@ export function runSearchAttributes(values: {
     { key: KEYS.integration, value: values.integration },
     { key: KEYS.connection, value: values.connection },
     { key: KEYS.sync, value: values.sync },
+  ]);
+}
+
+/** The search attributes of an action run. */
+export function actionSearchAttributes(values: {
+  environment: string;
+  integration: string;
+  connection: string;
+  action: string;
+}): TypedSearchAttributes {
+  return new TypedSearchAttributes([
+    { key: KEYS.environment, value: values.environment },
+    { key: KEYS.integration, value: values.integration },
+    { key: KEYS.connection, value: values.connection },
+    { key: KEYS.action, value: values.action },
   ]);
 }

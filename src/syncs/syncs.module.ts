@@ -34,6 +34,7 @@ import { SyncsService } from './syncs.service';
     DryRunService,
   ],
   exports: [
+    SyncRunsRepository,
     SyncRunnerService,
     SyncsService,
     ScriptServices,

@@ -7,4 +7,5 @@ export const SEARCH_ATTRIBUTES = {
   integration: 'JunctionIntegration',
   connection: 'JunctionConnection',
   sync: 'JunctionSync',
+  action: 'JunctionAction',
 } as const;

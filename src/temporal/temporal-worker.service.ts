@@ -6,6 +6,7 @@ import { createActivities } from '../../activities';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { EnvironmentsRepository } from '../environments/environments.repository';
+import { ActionRunnerService } from '../actions/action-runner.service';
 import { SyncRunnerService } from '../syncs/sync-runner.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { installTemporalRuntime } from './temporal-logger';
@@ -31,6 +32,7 @@ export class TemporalWorkerService implements OnApplicationShutdown {
     private readonly environments: EnvironmentsRepository,
     private readonly syncRunner: SyncRunnerService,
     private readonly webhooks: WebhooksService,
+    private readonly actionRunner: ActionRunnerService,
   ) {}
 
   async start(): Promise<void> {
@@ -48,6 +50,7 @@ export class TemporalWorkerService implements OnApplicationShutdown {
         environments: this.environments,
         syncRunner: this.syncRunner,
         webhooks: this.webhooks,
+        actionRunner: this.actionRunner,
       }),
       maxConcurrentActivityTaskExecutions: this.config.worker.maxConcurrentActivities,
       shutdownGraceTime: this.config.worker.shutdownGraceMs,
@@ -57,6 +60,7 @@ export class TemporalWorkerService implements OnApplicationShutdown {
     this.running.catch((error: unknown) => {
       this.logger.error({ err: error }, 'The Temporal worker stopped with an error');
     });
+    this.actionRunner.warm();
     this.logger.log(`Worker polling task queue ${this.temporal.taskQueue}`);
   }
 

@@ -10,6 +10,8 @@ export class DomainError extends Error {
     message: string,
     readonly errors?: readonly FieldError[],
     readonly payload?: unknown,
+    /** A status other than the code's own (an action's failure carries the status it chose). */
+    readonly statusOverride?: number,
   ) {
     super(message);
     this.name = new.target.name;

@@ -4,6 +4,7 @@
  */
 export const ERROR_STATUS = {
   invalid_request: 400,
+  action_failure: 400,
   invalid_json: 400,
   missing_api_key: 401,
   malformed_api_key: 401,
@@ -17,6 +18,7 @@ export const ERROR_STATUS = {
   integration_not_found: 404,
   connection_not_found: 404,
   sync_not_found: 404,
+  action_not_found: 404,
   provider_not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
@@ -38,6 +40,7 @@ export const ERROR_STATUS = {
   webhook_delivery_failed: 502,
   dependency_unavailable: 503,
   upstream_timeout: 504,
+  action_timeout: 504,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

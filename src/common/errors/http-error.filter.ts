@@ -66,7 +66,19 @@ function httpExceptionMessage(exception: HttpException): string {
 /** Translates anything thrown while serving a request into the error envelope. */
 export function translateError(exception: unknown): Translated | undefined {
   if (exception instanceof DomainError) {
-    return envelope(exception.code, exception.message, exception.errors, exception.payload);
+    const translated = envelope(
+      exception.code,
+      exception.message,
+      exception.errors,
+      exception.payload,
+    );
+    const override = exception.statusOverride;
+    return override !== undefined &&
+      Number.isInteger(override) &&
+      override >= 400 &&
+      override <= 599
+      ? { ...translated, status: override }
+      : translated;
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
