@@ -3,11 +3,14 @@ import {
   ApplicationFailure,
   CancellationScope,
   isCancellation,
+  ParentClosePolicy,
   proxyActivities,
+  startChild,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { SCRIPT_FAILURE_TYPES } from './script-failures';
+import { webhookDeliveryWorkflow } from './webhook-delivery.workflow';
 
 export interface SyncRunInput {
   /** Row id of the connection (stable while the connection exists). */
@@ -83,6 +86,32 @@ export async function syncRunWorkflow(input: SyncRunInput): Promise<SyncRunSumma
     throw ApplicationFailure.nonRetryable(failure.message, failure.reason ?? 'sync_failed');
   }
   const finished = await bookkeeping.finishSyncRun({ runId: begun.runId, outcome: 'SUCCESS' });
+  if (finished.webhooks) {
+    // One webhook per changed model, each delivered (with its retries) by a child that outlives
+    // this run. `modifiedAfter` is the run's start: every record it changed is at or after it.
+    for (const [model, counts] of Object.entries(finished.results)) {
+      if (counts.added + counts.updated + counts.deleted === 0) continue;
+      await startChild(webhookDeliveryWorkflow, {
+        workflowId: `${info.workflowId}:webhook:${model}`,
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        args: [
+          {
+            environmentId: finished.environmentId,
+            payload: {
+              type: 'sync',
+              connectionId: finished.connectionId,
+              providerConfigKey: finished.providerConfigKey,
+              syncName: finished.syncName,
+              model,
+              responseResults: counts,
+              syncType: finished.type,
+              modifiedAfter: finished.startedAt,
+            },
+          },
+        ],
+      });
+    }
+  }
   return {
     status: 'SUCCESS',
     runId: finished.runId,

@@ -49,6 +49,8 @@ export interface FinishedRun {
   readonly providerConfigKey: string;
   readonly connectionId: string;
   readonly syncName: string;
+  /** The environment has a webhook URL: the workflow sends one webhook per changed model. */
+  readonly webhooks: boolean;
 }
 
 export interface ActivityHooks {
@@ -201,6 +203,7 @@ export class SyncRunnerService {
         providerConfigKey: '',
         connectionId: '',
         syncName: '',
+        webhooks: false,
       };
     }
     const connection = await this.runs.connection(run.connectionRowId);
@@ -246,6 +249,10 @@ export class SyncRunnerService {
       providerConfigKey: connection?.providerConfigKey ?? '',
       connectionId: connection?.connectionId ?? '',
       syncName: run.syncName,
+      webhooks:
+        finished.status === 'SUCCESS' && connection !== null
+          ? await this.runs.hasWebhookUrl(connection.environmentId)
+          : false,
     };
   }
 

@@ -101,6 +101,14 @@ export class SyncRunsRepository {
     );
   }
 
+  async hasWebhookUrl(environmentId: number): Promise<boolean> {
+    const rows: { has: boolean }[] = await this.dataSource.query(
+      'SELECT webhook_url IS NOT NULL AS has FROM environments WHERE id = $1',
+      [environmentId],
+    );
+    return rows[0]?.has ?? false;
+  }
+
   async environmentName(environmentId: number): Promise<string> {
     const rows: { name: string }[] = await this.dataSource.query(
       'SELECT name FROM environments WHERE id = $1',

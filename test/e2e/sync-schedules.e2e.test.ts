@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ScheduleDescription, ScheduleNotFoundError } from '@temporalio/client';
-import type { Junction } from '../../src/client';
+import { type Junction, verifyWebhookSignature } from '../../src/client';
 import { TemporalClientService } from '../../src/temporal/temporal-client.service';
 import { json } from '../fixtures/fake-upstream';
 import { type LoopbackServer, startLoopbackServer } from '../fixtures/loopback-server';
@@ -13,6 +13,7 @@ import {
   apiCaller,
   deployScripts,
   listRuns,
+  runSync,
   SDK_PATH,
   waitForIdle,
   waitForRun,
@@ -251,6 +252,80 @@ export default createSync({ name: ${JSON.stringify(name)}, integration: 'lab', t
     );
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('sync_not_found');
+  });
+
+  it('sends one signed webhook per changed model, retried until a failing receiver accepts it', async () => {
+    const received: { body: string; headers: Record<string, string | string[] | undefined> }[] = [];
+    let refusals = 2;
+    const receiver = await startLoopbackServer(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      if (refusals > 0) {
+        refusals -= 1;
+        json(response, 503, { down: true });
+        return;
+      }
+      received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: request.headers });
+      json(response, 200, { ok: true });
+    });
+    try {
+      const rotated = await api<{ webhook_secret: string }>('POST', '/environment/webhook-secret');
+      const secret = rotated.body.webhook_secret;
+      await client.updateEnvironment({ webhook_url: `${receiver.url}/hooks` });
+      const run = await runSync(api, 'lab', 'c1', 'manual');
+      expect(run.results).toEqual({ Tick: { added: 1, updated: 0, deleted: 0 } });
+
+      const deadline = Date.now() + 30_000;
+      while (received.length === 0 && Date.now() < deadline) await sleep(200);
+      expect(refusals).toBe(0);
+      expect(received).toHaveLength(1);
+      const [delivery] = received;
+      const payload = JSON.parse(delivery?.body ?? '{}') as { modifiedAfter: string };
+      expect(payload).toEqual({
+        type: 'sync',
+        connectionId: 'c1',
+        providerConfigKey: 'lab',
+        syncName: 'manual',
+        model: 'Tick',
+        responseResults: { added: 1, updated: 0, deleted: 0 },
+        syncType: 'INCREMENTAL',
+        modifiedAfter: run.started_at,
+      });
+      expect(
+        verifyWebhookSignature({
+          secret,
+          body: delivery?.body ?? '',
+          headers: delivery?.headers ?? {},
+        }),
+      ).toBe(true);
+      expect(
+        verifyWebhookSignature({
+          secret: 'whsec_wrong',
+          body: delivery?.body ?? '',
+          headers: delivery?.headers ?? {},
+        }),
+      ).toBe(false);
+
+      // modifiedAfter used as delta gives exactly what the run changed.
+      const changed = await client.listRecords({
+        providerConfigKey: 'lab',
+        connectionId: 'c1',
+        model: 'Tick',
+        delta: payload.modifiedAfter,
+      });
+      expect(changed.records).toHaveLength(1);
+      const all = await client.listRecords({
+        providerConfigKey: 'lab',
+        connectionId: 'c1',
+        model: 'Tick',
+      });
+      expect(all.records.length).toBeGreaterThan(1);
+
+      // A run that changes nothing sends nothing.
+      await client.updateEnvironment({ webhook_url: null });
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('the reconciler restores a schedule deleted behind Junction’s back', async () => {
