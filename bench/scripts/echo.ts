@@ -1,0 +1,11 @@
+import { createAction, z } from '../../src/scripts/sdk';
+
+/** The bench's action: answers with its input. */
+export default createAction({
+  name: 'echo',
+  integration: 'latency',
+  input: z.object({ n: z.number(), text: z.string() }),
+  exec(_ctx, input) {
+    return Promise.resolve(input);
+  },
+});
