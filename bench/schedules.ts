@@ -151,15 +151,13 @@ runBench(async () => {
   const ids = Array.from({ length: CONNECTIONS }, (_, index) => `load-${index + 1}`);
   for (let start = 0; start < ids.length; start += 16) {
     await Promise.all(
-      ids
-        .slice(start, start + 16)
-        .map((id) =>
-          call('POST', '/connection', {
-            provider_config_key: 'load',
-            connection_id: id,
-            api_key: 'k',
-          }),
-        ),
+      ids.slice(start, start + 16).map((id) =>
+        call('POST', '/connection', {
+          provider_config_key: 'load',
+          connection_id: id,
+          api_key: 'k',
+        }),
+      ),
     );
   }
   const importMs = performance.now() - importStarted;

@@ -1,11 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { HostMessage, ThreadMessage } from './script-protocol';
-import {
-  type RunScriptOptions,
-  ScriptFailure,
-  serveCall,
-  THREAD_FILE,
-} from './script-runner';
+import { type RunScriptOptions, ScriptFailure, serveCall, THREAD_FILE } from './script-runner';
 
 interface ActiveRun {
   readonly seq: number;
@@ -134,7 +129,10 @@ export class ScriptPool {
       );
     });
     worker.on('exit', (code) => {
-      this.fail(thread, new ScriptFailure('error', `the script's thread stopped (exit code ${code})`));
+      this.fail(
+        thread,
+        new ScriptFailure('error', `the script's thread stopped (exit code ${code})`),
+      );
     });
     return thread;
   }
@@ -160,7 +158,8 @@ export class ScriptPool {
       }
       case 'call': {
         const reply = (answer: HostMessage) => {
-          if (thread.current?.seq === message.run && !thread.dead) thread.worker.postMessage(answer);
+          if (thread.current?.seq === message.run && !thread.dead)
+            thread.worker.postMessage(answer);
         };
         if (message.run !== run.seq) {
           reply({
