@@ -40,7 +40,7 @@ export interface ChangeCount {
 const LOOKUP = (idsParameter: string, liveOnly: boolean): string => `
   unnest(${idsParameter}::text[]) AS k(external_id)
   CROSS JOIN LATERAL (
-    SELECT * FROM records
+    SELECT id, hash, deleted_at, seen_run_id FROM records
     WHERE connection_id = $1 AND model = $2 AND external_id = k.external_id
       ${liveOnly ? 'AND deleted_at IS NULL' : ''}
     LIMIT 1

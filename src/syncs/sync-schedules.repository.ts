@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/app-config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 
@@ -44,7 +46,10 @@ interface Row {
 /** Every (connection, deployed sync) pair with its state: the schedules that must exist. */
 @Injectable()
 export class SyncSchedulesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async desired(scope: ScheduleScope = {}): Promise<DesiredSchedule[]> {
     const rows: Row[] = await this.dataSource.query(
@@ -115,8 +120,13 @@ export class SyncSchedulesRepository {
     );
   }
 
-  /** Runs one reconciler at a time across processes; false when another holds it. */
+  /**
+   * Runs one reconciler at a time across processes (undefined when another holds the lock). The
+   * embedded database of the local mode serves one process through one connection: no lock there,
+   * and no connection held aside.
+   */
   async withReconcileLock<T>(run: () => Promise<T>): Promise<T | undefined> {
+    if (!this.config.database.url) return run();
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
