@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ActionOutcome, ActionRunInput } from '../src/actions/action-outcome';
 
@@ -14,12 +14,15 @@ function messageOf(error: unknown): { message: string; timeout: boolean } {
   return { message: typeof message === 'string' ? message : 'the action failed', timeout };
 }
 
+/** Actions whose timeout is at most this run as local activities. */
+const LOCAL_ACTION_LIMIT_MS = 5 * 60_000;
+
 /**
  * One action run, executed synchronously by the API: the script on a worker, its result (or
  * its failure, as a value) back to the caller. Attempts: 1 plus the definition's retries.
  */
 export async function actionWorkflow(input: ActionRunInput): Promise<ActionOutcome> {
-  const { runAction } = proxyActivities<Activities>({
+  const options = {
     // The script's own limit stops it first; this one covers a lost worker.
     startToCloseTimeout: input.timeoutMs + 5_000,
     retry: {
@@ -27,7 +30,13 @@ export async function actionWorkflow(input: ActionRunInput): Promise<ActionOutco
       backoffCoefficient: 2,
       maximumAttempts: 1 + input.retries,
     },
-  });
+  };
+  // Short actions run as local activities: on the worker that runs the workflow task, without
+  // the server round trips of scheduling an activity. Long ones are ordinary activities.
+  const { runAction } =
+    input.timeoutMs <= LOCAL_ACTION_LIMIT_MS
+      ? proxyLocalActivities<Activities>(options)
+      : proxyActivities<Activities>(options);
   try {
     return await runAction(input);
   } catch (error) {

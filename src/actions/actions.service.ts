@@ -51,7 +51,7 @@ export class ActionsService {
       request.providerConfigKey,
       request.connectionId,
     );
-    const script = await this.scripts.current(
+    const script = await this.scripts.currentSummary(
       environment.id,
       request.providerConfigKey,
       'action',

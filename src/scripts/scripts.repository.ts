@@ -41,6 +41,21 @@ const CURRENT = `${FROM_VERSIONS} AND v.version = s.version`;
 export class ScriptsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  /** The current version without its bundle (what callers need to start a run). */
+  async findCurrentSummary(
+    environmentId: number,
+    providerConfigKey: string,
+    kind: ScriptKind,
+    name: string,
+  ): Promise<ScriptSummary | null> {
+    const rows: ScriptSummary[] = await this.db.query(
+      `SELECT ${SUMMARY_COLUMNS} ${CURRENT}
+       WHERE s.environment_id = $1 AND i.unique_key = $2 AND s.kind = $3 AND s.name = $4`,
+      [environmentId, providerConfigKey, kind, name],
+    );
+    return rows[0] ?? null;
+  }
+
   async findCurrent(
     environmentId: number,
     providerConfigKey: string,

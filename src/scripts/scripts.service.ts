@@ -82,6 +82,16 @@ export class ScriptsService {
     return this.scripts.findCurrent(environmentId, providerConfigKey, kind, name);
   }
 
+  /** The current version without its bundle. */
+  currentSummary(
+    environmentId: number,
+    providerConfigKey: string,
+    kind: ScriptKind,
+    name: string,
+  ): Promise<ScriptSummary | null> {
+    return this.scripts.findCurrentSummary(environmentId, providerConfigKey, kind, name);
+  }
+
   version(scriptId: number, version: number): Promise<DeployedScript | null> {
     return this.scripts.findVersion(scriptId, version);
   }

@@ -84,14 +84,13 @@ export class SyncRunnerService {
   async begin(input: BeginRunInput): Promise<BeginRunResult> {
     const connection = await this.runs.connection(input.connectionRowId);
     if (!connection) return { skipped: true, reason: 'the connection no longer exists' };
-    const script = await this.scripts.current(
+    const script = await this.scripts.currentSummary(
       connection.environmentId,
       connection.providerConfigKey,
       'sync',
       input.syncName,
     );
     if (!script) return { skipped: true, reason: `sync ${input.syncName} is not deployed` };
-    this.remember(script);
     const definition = script.definition as SyncDefinitionJson;
     const { run, created } = await this.runs.begin({
       connectionRowId: connection.connectionRowId,
