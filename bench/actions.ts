@@ -4,10 +4,9 @@
  *
  *   npm run build && npm run bench:actions
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import { bundleScript } from '../src/cli/bundle';
 import {
@@ -20,11 +19,10 @@ import {
   printTable,
   processCpuMs,
   runBench,
-  spawnService,
   startApi,
   startBackends,
+  startWorker,
   summarize,
-  tail,
 } from './common';
 
 const SEQUENTIAL = 500;
@@ -41,17 +39,7 @@ runBench(async () => {
   const { env, secretKey } = apiEnvironment(backends);
   const common = { ...env, LOG_LEVEL: 'warn' };
   const api = await startApi('junction api', common, join(work, 'api.log'));
-  const workerLog = join(work, 'worker.log');
-  const worker = spawnService('worker', { env: common, logFile: workerLog });
-  onCleanup('junction worker', async () => {
-    await worker.stop();
-  });
-  const deadline = Date.now() + 60_000;
-  while (!readFileSync(workerLog, 'utf8').includes('Junction worker started')) {
-    if (Date.now() > deadline)
-      throw new Error(`the worker did not start:\n${tail(worker.output())}`);
-    await sleep(100);
-  }
+  const worker = await startWorker(common, join(work, 'worker.log'));
 
   const pool = new Pool(api.baseUrl, { connections: CONCURRENCY });
   onCleanup('HTTP pool', () => pool.close());

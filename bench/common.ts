@@ -5,7 +5,7 @@ import { availableParallelism, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client as PgClient } from 'pg';
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { startDevServer } from '../src/temporal/dev-server';
 import { databaseUrl } from '../test/harness/databases';
 import { freePort } from '../test/harness/ports';
@@ -617,4 +617,52 @@ export async function startApi(
     `${label} ready after ${fixed(readyAt - spawnedAt, 0)} ms, pid ${service.child.pid}, log ${logFile}`,
   );
   return { service, baseUrl, stop };
+}
+
+// ---------------------------------------------------------------------------------------------
+// `junction worker` and JSON calls, for the benches of syncs, schedules and actions
+
+/** Spawns `junction worker` with `env`, output to `logFile`; resolves once it has started. */
+export async function startWorker(
+  env: Record<string, string>,
+  logFile: string,
+): Promise<ServiceProcess> {
+  const worker = spawnService('worker', { env, logFile });
+  onCleanup('junction worker', async () => {
+    await worker.stop();
+  });
+  const deadline = Date.now() + 60_000;
+  while (!readFileSync(logFile, 'utf8').includes('Junction worker started')) {
+    if (Date.now() > deadline) {
+      throw new Error(`the worker did not start:\n${tail(worker.output())}`);
+    }
+    await sleep(100);
+  }
+  log(`junction worker started, pid ${worker.child.pid}`);
+  return worker;
+}
+
+export type JsonCall = <T = unknown>(
+  method: Dispatcher.HttpMethod,
+  path: string,
+  body?: unknown,
+) => Promise<T>;
+
+/** JSON calls to the API with the secret key; an answer of 300 or more throws. */
+export function jsonCaller(baseUrl: string, key: string): JsonCall {
+  return async <T>(method: Dispatcher.HttpMethod, path: string, body?: unknown): Promise<T> => {
+    const response = await request(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.body.text();
+    if (response.statusCode >= 300) {
+      throw new Error(`${method} ${path} answered ${response.statusCode}: ${text.slice(0, 500)}`);
+    }
+    return (text ? JSON.parse(text) : undefined) as T;
+  };
 }

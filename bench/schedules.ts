@@ -9,7 +9,7 @@
  *
  *   npm run build && npm run bench:schedules
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +18,8 @@ import { bundleScript } from '../src/cli/bundle';
 import {
   apiEnvironment,
   fixed,
+  type JsonCall,
+  jsonCaller,
   loadLine,
   log,
   machineLine,
@@ -25,11 +27,10 @@ import {
   printTable,
   processCpuMs,
   runBench,
-  spawnService,
   startApi,
   startBackends,
+  startWorker,
   summarize,
-  tail,
 } from './common';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1_000);
@@ -37,32 +38,12 @@ const MINUTES = Number(process.env.BENCH_MINUTES ?? 10);
 const TRIGGERS = 30;
 const SCRIPTS = join(__dirname, '..', '..', 'bench', 'scripts');
 
-type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
-
-function caller(baseUrl: string, key: string): Call {
-  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status >= 300) {
-      throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
-    }
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
-}
-
 interface Run {
   id: string;
   status: string;
 }
 
-async function deploy(call: Call, files: string[]): Promise<void> {
+async function deploy(call: JsonCall, files: string[]): Promise<void> {
   const scripts = [];
   for (const file of files) {
     const { bundle, definition } = await bundleScript(join(SCRIPTS, file));
@@ -77,7 +58,7 @@ async function deploy(call: Call, files: string[]): Promise<void> {
   await call('POST', '/scripts/deploy', { scripts, allow_removals: true });
 }
 
-async function latestRun(call: Call): Promise<Run | undefined> {
+async function latestRun(call: JsonCall): Promise<Run | undefined> {
   const { runs } = await call<{ runs: Run[] }>(
     'GET',
     '/sync/runs?provider_config_key=latency&connection_id=c&sync=noop&limit=1',
@@ -94,18 +75,8 @@ runBench(async () => {
   const { env, secretKey } = apiEnvironment(backends);
   const common = { ...env, LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '10' };
   const api = await startApi('junction api', common, join(work, 'api.log'));
-  const workerLog = join(work, 'worker.log');
-  const worker = spawnService('worker', { env: common, logFile: workerLog });
-  onCleanup('junction worker', async () => {
-    await worker.stop();
-  });
-  const deadline = Date.now() + 60_000;
-  while (!readFileSync(workerLog, 'utf8').includes('Junction worker started')) {
-    if (Date.now() > deadline)
-      throw new Error(`the worker did not start:\n${tail(worker.output())}`);
-    await sleep(100);
-  }
-  const call = caller(api.baseUrl, secretKey);
+  const worker = await startWorker(common, join(work, 'worker.log'));
+  const call = jsonCaller(api.baseUrl, secretKey);
   for (const key of ['latency', 'load']) {
     await call('PUT', `/providers/bench-${key}`, {
       display_name: key,
@@ -173,7 +144,6 @@ runBench(async () => {
   log(`observing runs scheduled from ${windowStart.toISOString()} to ${windowEnd.toISOString()}`);
   while (Date.now() < windowEnd.getTime() + 60_000) await sleep(5_000);
   const workerCpuMs = (processCpuMs(worker.child.pid) ?? 0) - cpuBefore;
-  await call('POST', '/sync/pause', { provider_config_key: 'load', syncs: [] });
 
   const pg = new PgClient({ connectionString: backends.databaseUrl });
   await pg.connect();
@@ -244,4 +214,12 @@ runBench(async () => {
   ]);
   console.log('');
   console.log(`Load average (1/5/15 min): ${loadLine()} at end`);
+  const pauseStarted = performance.now();
+  await call('POST', '/sync/pause', { provider_config_key: 'load', syncs: [] }).then(
+    () =>
+      log(
+        `paused the ${CONNECTIONS} schedules in ${fixed((performance.now() - pauseStarted) / 1000, 1)} s`,
+      ),
+    (error: unknown) => log(`pausing the schedules failed: ${String(error)}`),
+  );
 });

@@ -6,7 +6,7 @@
  *
  *   npm run build && npm run bench:sync
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,8 @@ import { bundleScript } from '../src/cli/bundle';
 import {
   apiEnvironment,
   fixed,
+  type JsonCall,
+  jsonCaller,
   loadLine,
   log,
   machineLine,
@@ -24,10 +26,9 @@ import {
   printTable,
   processCpuMs,
   runBench,
-  spawnService,
   startApi,
   startBackends,
-  tail,
+  startWorker,
 } from './common';
 
 const RECORDS = Number(process.env.BENCH_SYNC_RECORDS ?? 100_000);
@@ -71,28 +72,8 @@ async function startFakeApi(apiKey: string): Promise<{ url: string; pages: () =>
   };
 }
 
-async function call<T>(
-  baseUrl: string,
-  key: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<T> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status >= 300)
-    throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
 interface Run {
+  id: string;
   status: string;
   type: string;
   started_at: string;
@@ -102,30 +83,30 @@ interface Run {
   error: unknown;
 }
 
-async function measureRun(baseUrl: string, key: string, pids: { worker: number; api: number }) {
-  const cpuBefore = { worker: processCpuMs(pids.worker) ?? 0, api: processCpuMs(pids.api) ?? 0 };
-  const started = performance.now();
-  const triggered = await call<{ runs: { workflow_id: string }[] }>(
-    baseUrl,
-    key,
-    'POST',
-    '/sync/trigger',
-    {
-      provider_config_key: 'bench',
-      connection_id: 'c',
-      syncs: ['bench-items'],
-    },
+async function latestRunId(call: JsonCall): Promise<number> {
+  const { runs } = await call<{ runs: Run[] }>(
+    'GET',
+    '/sync/runs?provider_config_key=bench&connection_id=c&sync=bench-items&limit=1',
   );
-  const workflowId = triggered.runs[0]?.workflow_id;
+  return Number(runs[0]?.id ?? 0);
+}
+
+async function measureRun(call: JsonCall, pids: { worker: number; api: number }) {
+  const cpuBefore = { worker: processCpuMs(pids.worker) ?? 0, api: processCpuMs(pids.api) ?? 0 };
+  const before = await latestRunId(call);
+  const started = performance.now();
+  await call('POST', '/sync/trigger', {
+    provider_config_key: 'bench',
+    connection_id: 'c',
+    syncs: ['bench-items'],
+  });
   for (;;) {
     const { runs } = await call<{ runs: Run[] }>(
-      baseUrl,
-      key,
       'GET',
-      '/sync/runs?provider_config_key=bench&connection_id=c&sync=bench-items',
+      '/sync/runs?provider_config_key=bench&connection_id=c&sync=bench-items&limit=1',
     );
-    const run = runs.find((candidate) => candidate.workflow_id === workflowId);
-    if (run && run.status !== 'RUNNING') {
+    const run = runs[0];
+    if (run && Number(run.id) > before && run.status !== 'RUNNING') {
       const wall = performance.now() - started;
       if (run.status !== 'SUCCESS') throw new Error(`the run failed: ${JSON.stringify(run.error)}`);
       return {
@@ -148,32 +129,21 @@ runBench(async () => {
   const { env, secretKey } = apiEnvironment(backends);
   const common = { ...env, LOG_LEVEL: 'warn' };
   const api = await startApi('junction api', common, join(work, 'api.log'));
-  const workerLog = join(work, 'worker.log');
-  const worker = spawnService('worker', { env: common, logFile: workerLog });
-  onCleanup('junction worker', async () => {
-    await worker.stop();
-  });
-  const deadline = Date.now() + 60_000;
-  while (!readFileSync(workerLog, 'utf8').includes('Junction worker started')) {
-    if (Date.now() > deadline)
-      throw new Error(`the worker did not start:\n${tail(worker.output())}`);
-    await sleep(100);
-  }
-  log(`worker polling, pid ${worker.child.pid}`);
+  const worker = await startWorker(common, join(work, 'worker.log'));
 
   const fake = await startFakeApi('bench-key');
-  const key = secretKey;
-  await call(api.baseUrl, key, 'PUT', '/providers/bench-items-api', {
+  const call = jsonCaller(api.baseUrl, secretKey);
+  await call('PUT', '/providers/bench-items-api', {
     display_name: 'Bench items',
     auth_mode: 'API_KEY',
     proxy: { base_url: fake.url, headers: { 'X-Api-Key': '${apiKey}' } },
     docs: 'https://example.com/docs',
   });
-  await call(api.baseUrl, key, 'POST', '/config', {
+  await call('POST', '/config', {
     provider: 'bench-items-api',
     provider_config_key: 'bench',
   });
-  await call(api.baseUrl, key, 'POST', '/connection', {
+  await call('POST', '/connection', {
     provider_config_key: 'bench',
     connection_id: 'c',
     api_key: 'bench-key',
@@ -181,15 +151,15 @@ runBench(async () => {
   const { bundle, definition } = await bundleScript(
     join(__dirname, '..', '..', 'bench', 'scripts', 'items.ts'),
   );
-  await call(api.baseUrl, key, 'POST', '/scripts/deploy', {
+  await call('POST', '/scripts/deploy', {
     scripts: [{ kind: 'sync', name: definition.name, integration: 'bench', definition, bundle }],
   });
 
   const pids = { worker: worker.child.pid ?? 0, api: api.service.child.pid ?? 0 };
   log(`first run: ${RECORDS} new records`);
-  const first = await measureRun(api.baseUrl, key, pids);
+  const first = await measureRun(call, pids);
   log('second run: every record unchanged');
-  const second = await measureRun(api.baseUrl, key, pids);
+  const second = await measureRun(call, pids);
 
   const pg = new PgClient({ connectionString: backends.databaseUrl });
   await pg.connect();

@@ -295,24 +295,33 @@ export class SchedulesService implements OnModuleInit {
   /** start = unpause (and a run now if it never ran). */
   async start(environment: AuthenticatedEnvironment, selection: SyncSelection): Promise<number> {
     const selected = await this.select(environment.id, selection);
-    for (const schedule of selected) {
-      await this.schedules.setPaused(schedule.connectionRowId, schedule.syncName, false);
-      const id = this.scheduleId(schedule);
-      await this.ensure({ ...schedule, paused: false });
-      if (!schedule.hasRun) {
-        await this.temporal.client.schedule.getHandle(id).trigger(ScheduleOverlapPolicy.BUFFER_ONE);
-      }
-    }
+    await pMap(
+      selected,
+      async (schedule) => {
+        await this.schedules.setPaused(schedule.connectionRowId, schedule.syncName, false);
+        await this.ensure({ ...schedule, paused: false });
+        if (!schedule.hasRun) {
+          await this.temporal.client.schedule
+            .getHandle(this.scheduleId(schedule))
+            .trigger(ScheduleOverlapPolicy.BUFFER_ONE);
+        }
+      },
+      { concurrency: RECONCILE_CONCURRENCY },
+    );
     return selected.length;
   }
 
   /** pause = pause: a running run finishes, nothing new starts. */
   async pause(environment: AuthenticatedEnvironment, selection: SyncSelection): Promise<number> {
     const selected = await this.select(environment.id, selection);
-    for (const schedule of selected) {
-      await this.schedules.setPaused(schedule.connectionRowId, schedule.syncName, true);
-      await this.ensure({ ...schedule, paused: true });
-    }
+    await pMap(
+      selected,
+      async (schedule) => {
+        await this.schedules.setPaused(schedule.connectionRowId, schedule.syncName, true);
+        await this.ensure({ ...schedule, paused: true });
+      },
+      { concurrency: RECONCILE_CONCURRENCY },
+    );
     return selected.length;
   }
 
