@@ -31,6 +31,7 @@ import {
   startBackends,
   startWorker,
   summarize,
+  tail,
 } from './common';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1_000);
@@ -220,6 +221,9 @@ runBench(async () => {
       log(
         `paused the ${CONNECTIONS} schedules in ${fixed((performance.now() - pauseStarted) / 1000, 1)} s`,
       ),
-    (error: unknown) => log(`pausing the schedules failed: ${String(error)}`),
+    (error: unknown) => {
+      log(`pausing the schedules failed: ${String(error)}`);
+      log(`API log (last lines):\n${tail(api.service.output(), 40)}`);
+    },
   );
 });

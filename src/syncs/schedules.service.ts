@@ -189,6 +189,21 @@ export class SchedulesService implements OnModuleInit {
     return changed ? 'updated' : 'unchanged';
   }
 
+  /**
+   * Pauses or unpauses without describing first (a describe is a query the server answers
+   * slowly under load); a missing schedule is created in the wanted state.
+   */
+  private async setPausedState(schedule: DesiredSchedule): Promise<void> {
+    const handle = this.temporal.client.schedule.getHandle(this.scheduleId(schedule));
+    try {
+      if (schedule.paused) await handle.pause('Paused through Junction');
+      else await handle.unpause('Started through Junction');
+    } catch (error) {
+      if (!(error instanceof ScheduleNotFoundError)) throw error;
+      await this.ensure(schedule);
+    }
+  }
+
   private action(schedule: DesiredSchedule, id: string) {
     const attributes = runSearchAttributes({
       environment: schedule.environmentName,
@@ -299,7 +314,7 @@ export class SchedulesService implements OnModuleInit {
       selected,
       async (schedule) => {
         await this.schedules.setPaused(schedule.connectionRowId, schedule.syncName, false);
-        await this.ensure({ ...schedule, paused: false });
+        await this.setPausedState({ ...schedule, paused: false });
         if (!schedule.hasRun) {
           await this.temporal.client.schedule
             .getHandle(this.scheduleId(schedule))
@@ -318,7 +333,7 @@ export class SchedulesService implements OnModuleInit {
       selected,
       async (schedule) => {
         await this.schedules.setPaused(schedule.connectionRowId, schedule.syncName, true);
-        await this.ensure({ ...schedule, paused: true });
+        await this.setPausedState({ ...schedule, paused: true });
       },
       { concurrency: RECONCILE_CONCURRENCY },
     );

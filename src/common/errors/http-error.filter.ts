@@ -80,6 +80,12 @@ export function translateError(exception: unknown): Translated | undefined {
       ? { ...translated, status: override }
       : translated;
   }
+  if (isDependencyTimeout(exception)) {
+    return envelope(
+      'dependency_unavailable',
+      'Temporal did not answer in time; retry the request (what was done is kept)',
+    );
+  }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     if (status === 404) return envelope('route_not_found', httpExceptionMessage(exception));
@@ -146,4 +152,15 @@ export class HttpErrorFilter implements ExceptionFilter {
     });
     void http.getResponse<FastifyReply>().status(status).send(envelope);
   }
+}
+
+/** A Temporal call that timed out or found the server unavailable (gRPC 4 or 14). */
+function isDependencyTimeout(exception: unknown): boolean {
+  let current: unknown = exception;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth += 1) {
+    const { code } = current as { code?: unknown };
+    if (code === 4 || code === 14) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
