@@ -7,7 +7,13 @@ import { FakeGitHub } from '../fixtures/fake-github';
 import { json } from '../fixtures/fake-upstream';
 import { type LoopbackServer, startLoopbackServer } from '../fixtures/loopback-server';
 import { runCli } from '../harness/cli-process';
-import { apiCaller, deployScripts, EXAMPLES, SDK_PATH } from '../harness/sync-helpers';
+import {
+  apiCaller,
+  deployScripts,
+  EXAMPLES,
+  SDK_PATH,
+  fakeOAuth2Integration,
+} from '../harness/sync-helpers';
 import { startTestApp, type TestApp } from '../harness/test-app';
 
 async function failure(promise: Promise<unknown>): Promise<JunctionError> {
@@ -53,20 +59,7 @@ ${body}
     client = app.client();
     github = await new FakeGitHub('gh-token').start();
     github.addIssues('acme/widgets', 1);
-    await client.putProvider('fake-github', {
-      display_name: 'GitHub (fake)',
-      auth_mode: 'OAUTH2',
-      authorization_url: `${github.url}/authorize`,
-      token_url: `${github.url}/token`,
-      proxy: { base_url: github.url },
-      docs: 'https://example.com/docs',
-    });
-    await client.createIntegration({
-      provider: 'fake-github',
-      provider_config_key: 'github',
-      oauth_client_id: 'id',
-      oauth_client_secret: 'secret',
-    });
+    await fakeOAuth2Integration(client, 'fake-github', github.url, 'github');
     await client.importConnection({
       provider_config_key: 'github',
       connection_id: 'acme',

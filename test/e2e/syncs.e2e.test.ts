@@ -12,6 +12,7 @@ import {
   runSync,
   SDK_PATH,
   waitForRun,
+  fakeOAuth2Integration,
 } from '../harness/sync-helpers';
 import { queryDatabase } from '../harness/databases';
 import { runCli } from '../harness/cli-process';
@@ -72,31 +73,8 @@ describe('syncs: deployed scripts run on a worker and fill the records store', (
     api = apiCaller(app.url, app.devKey);
     github = await new FakeGitHub('gh-token').start();
     slack = await new FakeSlack('xoxb-token').start();
-    for (const [name, fake] of [
-      ['fake-github', github],
-      ['fake-slack', slack],
-    ] as const) {
-      await client.putProvider(name, {
-        display_name: name,
-        auth_mode: 'OAUTH2',
-        authorization_url: `${fake.url}/authorize`,
-        token_url: `${fake.url}/token`,
-        proxy: { base_url: fake.url },
-        docs: 'https://example.com/docs',
-      });
-    }
-    await client.createIntegration({
-      provider: 'fake-github',
-      provider_config_key: 'github',
-      oauth_client_id: 'id',
-      oauth_client_secret: 'secret',
-    });
-    await client.createIntegration({
-      provider: 'fake-slack',
-      provider_config_key: 'slack',
-      oauth_client_id: 'id',
-      oauth_client_secret: 'secret',
-    });
+    await fakeOAuth2Integration(client, 'fake-github', github.url, 'github');
+    await fakeOAuth2Integration(client, 'fake-slack', slack.url, 'slack');
     await client.importConnection({
       provider_config_key: 'github',
       connection_id: 'acme',

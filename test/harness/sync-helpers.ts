@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bundleScript } from '../../src/cli/bundle';
+import type { Junction } from '../../src/client';
 
 /** The repository's example scripts. */
 export const EXAMPLES = join(__dirname, '..', '..', 'integrations');
@@ -142,4 +143,27 @@ export async function runSync(
     throw new Error(`trigger answered ${triggered.status}: ${JSON.stringify(triggered.body)}`);
   }
   return waitForRun(api, providerConfigKey, connectionId, sync, before, timeoutMs);
+}
+
+/** An OAuth 2 custom provider whose API is a local fake at `baseUrl`, and an integration of it. */
+export async function fakeOAuth2Integration(
+  client: Junction,
+  provider: string,
+  baseUrl: string,
+  providerConfigKey: string,
+): Promise<void> {
+  await client.putProvider(provider, {
+    display_name: `${provider} (fake)`,
+    auth_mode: 'OAUTH2',
+    authorization_url: `${baseUrl}/authorize`,
+    token_url: `${baseUrl}/token`,
+    proxy: { base_url: baseUrl },
+    docs: 'https://example.com/docs',
+  });
+  await client.createIntegration({
+    provider,
+    provider_config_key: providerConfigKey,
+    oauth_client_id: 'id',
+    oauth_client_secret: 'secret',
+  });
 }

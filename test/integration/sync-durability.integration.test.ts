@@ -10,6 +10,7 @@ import {
   EXAMPLES,
   type RunView,
   waitForRun,
+  fakeOAuth2Integration,
 } from '../harness/sync-helpers';
 import { startTestApp, TEST_ENCRYPTION_KEYS, type TestApp } from '../harness/test-app';
 
@@ -37,20 +38,7 @@ describe('a sync run survives the loss of its worker', () => {
     app = await startTestApp();
     github = await new FakeGitHub('gh-token').start();
     const client = app.client();
-    await client.putProvider('fake-github', {
-      display_name: 'GitHub (fake)',
-      auth_mode: 'OAUTH2',
-      authorization_url: `${github.url}/authorize`,
-      token_url: `${github.url}/token`,
-      proxy: { base_url: github.url },
-      docs: 'https://example.com/docs',
-    });
-    await client.createIntegration({
-      provider: 'fake-github',
-      provider_config_key: 'github',
-      oauth_client_id: 'id',
-      oauth_client_secret: 'secret',
-    });
+    await fakeOAuth2Integration(client, 'fake-github', github.url, 'github');
     await client.importConnection({
       provider_config_key: 'github',
       connection_id: 'acme',

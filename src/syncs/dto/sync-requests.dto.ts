@@ -11,29 +11,6 @@ import {
   ValidateIf,
 } from 'class-validator';
 
-export class TriggerSyncDto {
-  @ApiProperty({ type: [String], description: 'Sync names; empty means every sync' })
-  @IsArray()
-  @IsString({ each: true })
-  syncs!: string[];
-
-  @ApiProperty()
-  @IsString()
-  @IsNotEmpty()
-  provider_config_key!: string;
-
-  @ApiPropertyOptional({ description: 'Without it, every connection of the integration' })
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  connection_id?: string;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsBoolean()
-  full_resync?: boolean;
-}
-
 export class SyncSelectionDto {
   @ApiProperty({ type: [String], description: 'Sync names; empty means every sync' })
   @IsArray()
@@ -50,6 +27,13 @@ export class SyncSelectionDto {
   @IsString()
   @IsNotEmpty()
   connection_id?: string;
+}
+
+export class TriggerSyncDto extends SyncSelectionDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  full_resync?: boolean;
 }
 
 export class SyncStatusQueryDto {
