@@ -14,6 +14,9 @@ import { Client as PgClient } from 'pg';
 import type { DataSource } from 'typeorm';
 import { Client, Pool } from 'undici';
 import { ConnectionsRepository } from '../src/connections/connections.repository';
+import { ChangeFeed } from '../src/database/change-feed';
+import { debianTool } from './tools';
+import { runWrk, wrkScriptFile } from './wrk';
 import {
   apiEnvironment,
   concurrent,
@@ -109,6 +112,8 @@ function cpuNote(
   after: CpuSnapshot,
   requests: number,
   elapsedMs: number,
+  /** The load generator's CPU per request when it is another process (wrk). */
+  childClientMs?: number,
 ): string {
   const perRequest = (ms: number): string => fixed(ms / requests);
   const threads = delta(before.serviceThreads, after.serviceThreads);
@@ -119,7 +124,10 @@ function cpuNote(
     .sort((a, b) => b - a);
   const backends = sum(delta(before.backends, after.backends).values());
   const client =
-    (after.client.user - before.client.user + after.client.system - before.client.system) / 1000;
+    childClientMs !== undefined
+      ? childClientMs * requests
+      : (after.client.user - before.client.user + after.client.system - before.client.system) /
+        1000;
   let machine = '';
   if (before.machine && after.machine) {
     const busy = after.machine.busy - before.machine.busy;
@@ -133,7 +141,7 @@ function cpuNote(
     `CPU ms per request: service ${perRequest(main + sum(others))} = main (JavaScript) thread ${perRequest(main)} ` +
     `(busy ${fixed((100 * main) / elapsedMs, 0)} % of the time) + its ${others.length} other threads ${perRequest(sum(others))} ` +
     `(busiest ${others.slice(0, 3).map(perRequest).join(', ')}); ` +
-    `its PostgreSQL backends ${perRequest(backends)}; bench client ${perRequest(client)}${machine}`
+    `its PostgreSQL backends ${perRequest(backends)}; ${childClientMs === undefined ? 'bench client' : 'wrk'} ${perRequest(client)}${machine}`
   );
 }
 
@@ -164,6 +172,33 @@ class ConnectionGetter {
     if (statusCode !== 200)
       throw new Error(`GET ${path} answered ${statusCode}: ${text.slice(0, 300)}`);
     if (this.sent % CHECK_EVERY === 0) this.check(n, text);
+  }
+
+  /**
+   * Every stored connection once, `parallel` at a time: the steady state of a service that has
+   * served its connections before (each process's connection cache holds them), which a few
+   * thousand random requests among 10,000 would not reach.
+   */
+  async readAll(dispatcher: Pool, parallel: number): Promise<void> {
+    let next = 1;
+    await Promise.all(
+      Array.from({ length: parallel }, async () => {
+        while (next <= this.stored) {
+          const n = next;
+          next += 1;
+          const path = `/connection/${connectionId(n)}?provider_config_key=${INTEGRATION}`;
+          const { statusCode, body } = await dispatcher.request({
+            path,
+            method: 'GET',
+            headers: this.headers,
+          });
+          const text = await body.text();
+          if (statusCode !== 200) throw new Error(`GET ${path} answered ${statusCode}`);
+          this.sent += 1;
+          this.check(n, text);
+        }
+      }),
+    );
   }
 
   /** The body names the requested connection and carries its own access token. */
@@ -250,14 +285,25 @@ async function capturedFindQuery(
   connection: string,
 ): Promise<{ text: string; values: unknown[] } | undefined> {
   let captured: { text: string; values: unknown[] } | undefined;
+  const record = (text: string, values: unknown[]) => {
+    captured ??= { text, values };
+    return Promise.resolve({ rows: [] });
+  };
+  // `find` sends a named prepared statement through the pool behind TypeORM (`preparedQuery`).
   const recorder = {
-    query: (text: string, values: unknown[]) => {
-      captured ??= { text, values };
-      return Promise.resolve([]);
+    query: (text: string, values: unknown[]) => record(text, values).then(() => []),
+    driver: {
+      master: {
+        query: (config: { text: string; values: unknown[] }) => record(config.text, config.values),
+      },
     },
   } as unknown as DataSource;
   try {
-    await new ConnectionsRepository(recorder).find(environmentId, INTEGRATION, connection);
+    await new ConnectionsRepository(recorder, new ChangeFeed({ embedded: true })).find(
+      environmentId,
+      INTEGRATION,
+      connection,
+    );
   } catch {
     return undefined;
   }
@@ -331,7 +377,68 @@ interface ScenarioResult {
   readonly stored: number;
   readonly sequential: Row;
   readonly concurrent: Row;
+  /** The same two loads from wrk, when it is available. */
+  readonly wrkSequential?: Row;
+  readonly wrkConcurrent?: Row;
   readonly notes: string[];
+}
+
+/** wrk's requests: a random stored connection each, with the key; `STORED` and `KEY` from env. */
+const WRK_REQUEST_LUA = `
+local key = os.getenv("KEY")
+local stored = tonumber(os.getenv("STORED"))
+math.randomseed(os.time())
+request = function()
+  local n = math.random(1, stored)
+  return wrk.format("GET", "/connection/user-" .. n .. "?provider_config_key=${INTEGRATION}",
+    { ["Authorization"] = "Bearer " .. key })
+end
+`;
+
+/** wrk at concurrency 1 and ${CONCURRENCY}, with the CPU notes; every response must be 200. */
+async function measureWithWrk(
+  wrk: string,
+  api: ApiService,
+  headers: Record<string, string>,
+  stored: number,
+  admin: PgClient,
+  workDir: string,
+): Promise<{ sequential: Row; concurrent: Row; notes: string[] }> {
+  const pid = api.service.child.pid;
+  if (pid === undefined) throw new Error('The service has no pid');
+  const label = `${stored.toLocaleString('en-US')} connections stored`;
+  const notes: string[] = [];
+  const rows: Row[] = [];
+  for (const connections of [1, CONCURRENCY]) {
+    const name = `${label}, wrk, concurrency ${connections}`;
+    log(`${name} for ${CONCURRENT_SECONDS} s`);
+    const before = await cpuSnapshot(pid, admin);
+    const started = performance.now();
+    const result = await phase(name, () =>
+      runWrk({
+        wrk,
+        baseUrl: api.baseUrl,
+        connections,
+        seconds: CONCURRENT_SECONDS,
+        requestLua: WRK_REQUEST_LUA,
+        scriptFile: wrkScriptFile(workDir, 'connection-get'),
+        env: { KEY: (headers.authorization ?? '').replace(/^Bearer /, ''), STORED: String(stored) },
+        label,
+        servicePid: pid,
+      }),
+    );
+    const elapsed = performance.now() - started;
+    if (result.failedStatus > 0 || result.socketErrors > 0)
+      throw new Error(
+        `${name}: ${result.failedStatus} responses of 400 or more, ${result.socketErrors} socket errors`,
+      );
+    rows.push(result.row);
+    notes.push(
+      `wrk, concurrency ${connections}: ${cpuNote(pid, before, await cpuSnapshot(pid, admin), result.row.summary.count, elapsed, result.clientCpuMs)}`,
+    );
+  }
+  const [sequentialRow, concurrentRow] = rows as [Row, Row];
+  return { sequential: sequentialRow, concurrent: concurrentRow, notes };
 }
 
 /** Warm-up + sequential, then concurrency 32, against `api` with `stored` connections. */
@@ -373,7 +480,10 @@ async function measure(
         `service CPU while idle (${IDLE_SECONDS} s, no requests): ${fixed((idleAfter - idleBefore) / IDLE_SECONDS, 0)} ms/s`,
       );
 
-    log(`${label}: ${WARMUP_REQUESTS} warm-up + ${MEASURED_REQUESTS} sequential GETs`);
+    log(
+      `${label}: every stored connection read once (warm-up), then ${WARMUP_REQUESTS} warm-up + ${MEASURED_REQUESTS} sequential GETs`,
+    );
+    await getter.readAll(pool, CONCURRENCY);
     for (let index = 0; index < WARMUP_REQUESTS; index += 1) await getter.get(client);
     let before = await cpuSnapshot(pid, admin);
     let started = performance.now();
@@ -434,6 +544,8 @@ async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'junction-bench-'));
   onCleanup('bench work folder', () => rmSync(workDir, { recursive: true, force: true }));
 
+  const wrk = debianTool('wrk', 'wrk');
+  log(wrk.note);
   const backends = await startBackends(workDir);
   const { env, secretKey } = apiEnvironment(backends, 'b1');
   // LOG_LEVEL=info: request logging is part of the real cost. BENCH_LOG_LEVEL=warn measures without it.
@@ -477,7 +589,18 @@ async function main(): Promise<void> {
       const count = await settle(admin);
       if (count !== wanted)
         throw new Error(`${count} connections in the database, expected ${wanted}`);
-      results.push(await measure(api, headers, wanted, admin));
+      const measured = await measure(api, headers, wanted, admin);
+      if (wrk.path) {
+        const byWrk = await measureWithWrk(wrk.path, api, headers, wanted, admin, workDir);
+        results.push({
+          ...measured,
+          wrkSequential: byWrk.sequential,
+          wrkConcurrent: byWrk.concurrent,
+          notes: [...measured.notes, ...byWrk.notes],
+        });
+      } else {
+        results.push(measured);
+      }
       if (index === SCENARIOS.length - 1) {
         log(`reference: the repository's query sent directly with pg (${wanted} stored)`);
         references = await directQueries(backends.databaseUrl, wanted);
@@ -521,6 +644,27 @@ async function main(): Promise<void> {
       `after ${CONCURRENT_WARMUP_ROUNDS} unmeasured rounds), latency in ms:\n`,
   );
   printTable([ROW_HEADER, ...results.map((result) => rowCells(result.concurrent))]);
+  const byWrk = results.filter((result) => result.wrkSequential && result.wrkConcurrent);
+  if (byWrk.length > 0) {
+    process.stdout.write(
+      `\nThe same loads from wrk (C, one thread; ${CONCURRENT_SECONDS} s each at concurrency 1 and ${CONCURRENCY}), latency in ms:\n`,
+    );
+    printTable([
+      ROW_HEADER,
+      ...byWrk.flatMap((result) => [
+        rowCells({
+          ...(result.wrkSequential as Row),
+          label: `${result.wrkSequential?.label}, c=1`,
+        }),
+        rowCells({
+          ...(result.wrkConcurrent as Row),
+          label: `${result.wrkConcurrent?.label}, c=${CONCURRENCY}`,
+        }),
+      ]),
+    ]);
+  } else {
+    process.stdout.write(`\n${wrk.note}: no wrk figures\n`);
+  }
   if (references.rows.length > 0) {
     process.stdout.write(
       `\nReference: the service's query sent directly with pg, sequential, one connection, ` +
@@ -535,10 +679,12 @@ async function main(): Promise<void> {
   }
   for (const note of notes) process.stdout.write(`${note}\n`);
 
-  process.stdout.write('\nTargets:\n');
+  process.stdout.write(
+    `\nTargets (${byWrk.length > 0 ? 'wrk figures; the Node client costs the service a share of the 2 cores' : 'Node client figures'}):\n`,
+  );
   for (const result of results) {
-    const medianMs = result.sequential.summary.median;
-    const perSecond = result.concurrent.perSecond;
+    const medianMs = (result.wrkSequential ?? result.sequential).summary.median;
+    const perSecond = (result.wrkConcurrent ?? result.concurrent).perSecond;
     process.stdout.write(
       `  ${result.stored} stored: median at concurrency 1 ${fixed(medianMs)} ms (< ${TARGET_MEDIAN_MS}: ${medianMs < TARGET_MEDIAN_MS ? 'met' : 'NOT met'}); ` +
         `${fixed(perSecond, 0)} req/s at concurrency ${CONCURRENCY} (>= ${TARGET_PER_SECOND}: ${perSecond >= TARGET_PER_SECOND ? 'met' : 'NOT met'})\n`,
@@ -547,8 +693,8 @@ async function main(): Promise<void> {
   const [small, large] = results;
   if (small && large) {
     process.stdout.write(
-      `  ${large.stored} vs ${small.stored} stored: median ${fixed(large.sequential.summary.median / small.sequential.summary.median)}x, ` +
-        `req/s at concurrency ${CONCURRENCY} ${fixed(large.concurrent.perSecond / small.concurrent.perSecond)}x\n`,
+      `  ${large.stored} vs ${small.stored} stored: median ${fixed((large.wrkSequential ?? large.sequential).summary.median / (small.wrkSequential ?? small.sequential).summary.median)}x, ` +
+        `req/s at concurrency ${CONCURRENCY} ${fixed((large.wrkConcurrent ?? large.concurrent).perSecond / (small.wrkConcurrent ?? small.concurrent).perSecond)}x\n`,
     );
   }
 }

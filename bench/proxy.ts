@@ -13,18 +13,9 @@
  *   npm run build && npm run bench:proxy
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import {
-  accessSync,
-  chmodSync,
-  constants,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client as PgClient } from 'pg';
 import { Client, Pool } from 'undici';
@@ -48,6 +39,7 @@ import {
   type ApiService,
   type Summary,
 } from './common';
+import { debianTool } from './tools';
 import { BIG_BYTES, CHUNK_BYTES, ITEM_BYTES, itemBody, type UpstreamStats } from './proxy-upstream';
 
 /** The connection's API key: Junction and nginx both send `Authorization: Bearer <it>` upstream. */
@@ -191,58 +183,20 @@ async function startUpstream(): Promise<Upstream> {
   };
 }
 
-function executableOnPath(name: string): string | undefined {
-  const folders = [
-    ...(process.env.PATH ?? '').split(delimiter),
-    '/usr/sbin',
-    '/usr/local/sbin',
-    '/sbin',
-  ];
-  for (const folder of folders.filter(Boolean)) {
-    const candidate = join(folder, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return undefined;
-}
-
 /** The nginx binary; installs Debian's package when missing and running as root. */
 function findNginx(): { path?: string; note: string } {
-  const found = executableOnPath('nginx');
-  if (found) return { path: found, note: `nginx: ${found}` };
-  if (process.getuid?.() !== 0) {
-    return {
-      note: 'nginx is not installed and the bench is not running as root: nginx column skipped (install it with `apt-get install -y nginx`)',
-    };
-  }
-  const install = (): boolean => {
-    log('nginx is not installed: apt-get install -y nginx');
-    const result = spawnSync('apt-get', ['install', '-y', 'nginx'], {
-      stdio: ['ignore', 2, 2],
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      timeout: 600_000,
-    });
-    return result.status === 0;
-  };
-  if (!install()) {
-    log('apt-get install failed: apt-get update, then once more');
-    spawnSync('apt-get', ['update'], { stdio: ['ignore', 2, 2], timeout: 600_000 });
-    install();
-  }
-  const installed = executableOnPath('nginx');
-  if (!installed) return { note: 'apt-get install -y nginx failed: nginx column skipped' };
+  const found = debianTool('nginx', 'nginx');
+  if (!found.path) return { note: `${found.note}: nginx column skipped` };
   // Debian's images forbid starting services from packages (policy-rc.d); say so if one started.
   let started = '';
-  try {
-    started = ` (note: the package started a system nginx, pid ${readFileSync('/run/nginx.pid', 'utf8').trim()}; left alone)`;
-  } catch {
-    // No system nginx running.
+  if (found.note.endsWith('installed by this run')) {
+    try {
+      started = ` (note: the package started a system nginx, pid ${readFileSync('/run/nginx.pid', 'utf8').trim()}; left alone)`;
+    } catch {
+      // No system nginx running.
+    }
   }
-  return { path: installed, note: `nginx: ${installed}, installed by this run${started}` };
+  return { path: found.path, note: `${found.note}${started}` };
 }
 
 interface Nginx {

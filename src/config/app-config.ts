@@ -42,10 +42,10 @@ export interface AppConfig {
     readonly tokenRequestTimeoutMs: number;
     readonly refreshLeaseMs: number;
     readonly metadataMaxBytes: number;
+    readonly connectionCacheSize: number;
   };
   readonly proxy: {
     readonly timeoutMs: number;
-    readonly credentialsCacheMs: number;
     readonly maxRetries: number;
     readonly maxRetryWaitMs: number;
     readonly maxReplayBodyBytes: number;
@@ -138,10 +138,10 @@ export function loadConfig(mode: RunMode, env: NodeJS.ProcessEnv = process.env):
       tokenRequestTimeoutMs: values.TOKEN_REQUEST_TIMEOUT_MS,
       refreshLeaseMs: values.REFRESH_LEASE_MS,
       metadataMaxBytes: values.METADATA_MAX_BYTES,
+      connectionCacheSize: values.CONNECTION_CACHE_SIZE,
     },
     proxy: {
       timeoutMs: values.PROXY_TIMEOUT_MS,
-      credentialsCacheMs: values.PROXY_CREDENTIALS_CACHE_MS,
       maxRetries: values.PROXY_MAX_RETRIES,
       maxRetryWaitMs: values.PROXY_MAX_RETRY_WAIT_MS,
       maxReplayBodyBytes: values.PROXY_MAX_REPLAY_BODY_BYTES,

@@ -261,6 +261,14 @@ export const CONFIG_VARIABLES = {
       secret: false,
     },
   },
+  CONNECTION_CACHE_SIZE: {
+    schema: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+    doc: {
+      meaning:
+        'Connections each process keeps in memory (credentials decrypted) for getConnection, the proxy and scripts; 0 disables. An entry is dropped as soon as the connection or its integration changes, in any process (PostgreSQL notifications); tokens due for refresh are never served from it.',
+      secret: false,
+    },
+  },
   METADATA_MAX_BYTES: {
     schema: z.coerce
       .number()
@@ -276,14 +284,6 @@ export const CONFIG_VARIABLES = {
     schema: z.coerce.number().int().min(100).max(600_000).default(60_000),
     doc: {
       meaning: 'Time the proxy waits for an upstream to answer (each attempt); then 504.',
-      secret: false,
-    },
-  },
-  PROXY_CREDENTIALS_CACHE_MS: {
-    schema: z.coerce.number().int().min(0).max(60_000).default(1_000),
-    doc: {
-      meaning:
-        "How long one API process reuses a connection's credentials for proxied requests (0 disables). Tokens inside their refresh buffer are never cached; changes made through another API process show within this time.",
       secret: false,
     },
   },

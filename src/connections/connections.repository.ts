@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { ChangeFeed } from '../database/change-feed';
 import { modifyingQuery } from '../database/modifying-query';
 import { preparedQuery } from '../database/prepared-query';
 import { IntegrationEntity } from '../integrations/entities/integration.entity';
@@ -90,7 +91,10 @@ export interface ImportValues {
 
 @Injectable()
 export class ConnectionsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly changes: ChangeFeed,
+  ) {}
 
   async find(
     environmentId: number,
@@ -158,6 +162,7 @@ export class ConnectionsRepository {
     );
     const row = rows[0];
     if (!row) throw new Error('Upsert returned no row');
+    this.changes.announce('connection', row.id);
     return row;
   }
 
@@ -167,6 +172,7 @@ export class ConnectionsRepository {
       'DELETE FROM connections WHERE environment_id = $1 AND id = $2 RETURNING id',
       [environmentId, id],
     );
+    this.changes.announce('connection', id);
     return rows.length > 0;
   }
 
@@ -213,6 +219,7 @@ export class ConnectionsRepository {
        WHERE environment_id = $1 AND id = $2 AND refresh_lease_owner = $3 RETURNING id`,
       [environmentId, id, owner, credentials, expiresAt],
     );
+    this.changes.announce('connection', id);
     return rows.length > 0;
   }
 
@@ -228,6 +235,7 @@ export class ConnectionsRepository {
        WHERE environment_id = $1 AND id = $2 AND refresh_lease_owner = $3`,
       [environmentId, id, owner, error],
     );
+    this.changes.announce('connection', id);
   }
 
   /** Locks the named connections of one integration for a metadata change. */

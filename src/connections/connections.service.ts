@@ -3,10 +3,12 @@ import { DomainError } from '../common/errors/domain-error';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
+import { ChangeFeed } from '../database/change-feed';
 import { IntegrationsService } from '../integrations/integrations.service';
+import { ConnectionCache } from './connection-cache';
 import { ConnectionsRepository, type ConnectionRow } from './connections.repository';
 import { CredentialRefreshService, type FreshCredentials } from './credential-refresh.service';
-import { CREDENTIALS_CONTEXT, credentialsView } from './credentials';
+import { CREDENTIALS_CONTEXT, credentialsView, needsRefresh } from './credentials';
 import { ConnectionLifecycle } from './connection-lifecycle';
 import type { ImportConnectionDto } from './dto/import-connection.dto';
 import { credentialsFromImport } from './import-credentials';
@@ -55,6 +57,8 @@ export class ConnectionsService {
     private readonly refresher: CredentialRefreshService,
     private readonly secrets: SecretBox,
     private readonly lifecycle: ConnectionLifecycle,
+    private readonly cache: ConnectionCache,
+    private readonly changes: ChangeFeed,
   ) {}
 
   async import(
@@ -112,7 +116,10 @@ export class ConnectionsService {
     };
   }
 
-  /** Usable credentials for the proxy and scripts. */
+  /**
+   * Usable credentials for getConnection, the proxy and scripts: from the connection cache when
+   * it holds a token that needs no refresh, else read (and refreshed when due) and remembered.
+   */
   async fresh(
     environmentId: number,
     providerConfigKey: string,
@@ -121,9 +128,21 @@ export class ConnectionsService {
   ): Promise<
     FreshCredentials & { integration: Awaited<ReturnType<IntegrationsService['resolve']>> }
   > {
+    if (!forceRefresh) {
+      const hit = this.cache.get(environmentId, providerConfigKey, connectionId);
+      if (hit) {
+        const integration = await this.integrations.resolveEntity(
+          environmentId,
+          hit.row.integration,
+        );
+        if (!needsRefresh(hit.credentials, integration.provider)) return { ...hit, integration };
+      }
+    }
+    const generation = this.cache.generation;
     const row = await this.require(environmentId, providerConfigKey, connectionId);
     const integration = await this.integrations.resolveEntity(environmentId, row.integration);
     const fresh = await this.refresher.fresh(row, integration, forceRefresh);
+    this.cache.remember(providerConfigKey, connectionId, fresh, generation);
     return { ...fresh, integration };
   }
 
@@ -157,7 +176,7 @@ export class ConnectionsService {
   ): Promise<void> {
     const integration = await this.integrations.resolve(environmentId, providerConfigKey);
     const unique = [...new Set(connectionIds)];
-    await this.connections.transaction(async (manager) => {
+    const written = await this.connections.transaction(async (manager) => {
       const rows = await this.connections.lockForMetadata(
         manager,
         environmentId,
@@ -172,7 +191,10 @@ export class ConnectionsService {
         this.checkMetadataSize(next);
         await this.connections.writeMetadata(manager, environmentId, row.id, next);
       }
+      return rows;
     });
+    // After the commit, so a read that starts now cannot cache the old metadata.
+    for (const row of written) this.changes.announce('connection', row.id);
   }
 
   private async require(

@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ChangeFeed } from './change-feed';
 import { dataSourceOptions } from './data-source-options';
 
 export interface DatabaseModuleOptions {
@@ -14,6 +15,15 @@ export class DatabaseModule {
   static forRoot(options: DatabaseModuleOptions): DynamicModule {
     return {
       module: DatabaseModule,
+      global: true,
+      providers: [
+        {
+          provide: ChangeFeed,
+          useFactory: () =>
+            new ChangeFeed(options.embedded ? { embedded: true } : { listen: options.url ?? '' }),
+        },
+      ],
+      exports: [ChangeFeed],
       imports: [
         TypeOrmModule.forRoot({
           ...dataSourceOptions(options),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
+import { ChangeFeed } from '../database/change-feed';
 import { IntegrationEntity } from './entities/integration.entity';
 
 export type IntegrationFields = Pick<
@@ -13,6 +14,7 @@ export class IntegrationsRepository {
   constructor(
     @InjectRepository(IntegrationEntity)
     private readonly integrations: Repository<IntegrationEntity>,
+    private readonly changes: ChangeFeed,
   ) {}
 
   list(environmentId: number): Promise<IntegrationEntity[]> {
@@ -45,6 +47,7 @@ export class IntegrationsRepository {
 
   async update(environmentId: number, id: number, fields: IntegrationFields): Promise<void> {
     await this.integrations.update({ environmentId, id }, fields);
+    this.changes.announce('integration', id);
   }
 
   async countConnections(environmentId: number, id: number): Promise<number> {
@@ -57,5 +60,6 @@ export class IntegrationsRepository {
 
   async delete(environmentId: number, id: number): Promise<void> {
     await this.integrations.delete({ environmentId, id });
+    this.changes.announce('integration', id);
   }
 }

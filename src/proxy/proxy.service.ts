@@ -11,7 +11,6 @@ import type { AppConfig } from '../config/app-config';
 import { ConnectionsService } from '../connections/connections.service';
 import { interpolateUrl } from '../providers/interpolate';
 import { credentialHeaders, oauth1Authorization } from './credential-headers';
-import { ProxyCredentialsCache } from './proxy-credentials-cache';
 import { HOP_BY_HOP, readProxyHeaders, type ProxyInstructions } from './proxy-headers';
 import { isRetriableStatus, requestedWaitMs } from './retry-policy';
 import { upstreamUrl } from './upstream-url';
@@ -50,14 +49,11 @@ const NETWORK_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEO
 @Injectable()
 export class ProxyService implements OnModuleDestroy {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
-  private readonly credentials: ProxyCredentialsCache;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,
-  ) {
-    this.credentials = new ProxyCredentialsCache(config.proxy.credentialsCacheMs);
-  }
+  ) {}
 
   async forward(call: ProxyCall): Promise<UpstreamAnswer> {
     const instructions = readProxyHeaders(call.headers, this.config.proxy.maxRetries);
@@ -120,10 +116,7 @@ export class ProxyService implements OnModuleDestroy {
   }
 
   private fresh(environmentId: number, providerConfigKey: string, connectionId: string) {
-    return this.credentials.get(
-      JSON.stringify([environmentId, providerConfigKey, connectionId]),
-      () => this.connections.fresh(environmentId, providerConfigKey, connectionId),
-    );
+    return this.connections.fresh(environmentId, providerConfigKey, connectionId);
   }
 
   private providerBase(fresh: Awaited<ReturnType<ConnectionsService['fresh']>>): string {
