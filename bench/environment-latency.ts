@@ -207,7 +207,7 @@ async function main(): Promise<void> {
     if (logLevel === 'info' && requestLines < MEASURED_REQUESTS) {
       notes.push(
         'WARNING: at LOG_LEVEL=info the service logged (almost) no requests, so the info run does not include ' +
-          'the cost of request logging: is the pino-http middleware applied to the routes?',
+          'the cost of request logging: is the request log hook installed?',
       );
     }
   }

@@ -40,6 +40,7 @@ import {
   type Summary,
 } from './common';
 import { debianTool } from './tools';
+import { runWrk, wrkScriptFile, type WrkResult } from './wrk';
 import { BIG_BYTES, CHUNK_BYTES, ITEM_BYTES, itemBody, type UpstreamStats } from './proxy-upstream';
 
 /** The connection's API key: Junction and nginx both send `Authorization: Bearer <it>` upstream. */
@@ -625,6 +626,72 @@ async function measureConcurrent(targets: Target[], upstream: Upstream): Promise
   return results;
 }
 
+/** wrk's figures for one target at concurrency 1 and CONCURRENCY. */
+interface WrkMeasured {
+  readonly target: Target;
+  readonly sequential: WrkResult;
+  readonly concurrent: WrkResult;
+}
+
+/** A Lua table literal of `headers`, for wrk's request script. */
+const luaTable = (headers: Record<string, string>): string =>
+  `{ ${Object.entries(headers)
+    .map(([name, value]) => `[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
+    .join(', ')} }`;
+
+/**
+ * The same GET /item loads from wrk: per target, one connection for CONCURRENT_SECONDS, then
+ * CONCURRENCY connections for as long. Every response must be 2xx and the upstream must have
+ * served exactly as many /item requests as wrk completed (plus those cut off at the end).
+ */
+async function measureWithWrk(
+  wrk: string,
+  targets: Target[],
+  upstream: Upstream,
+  workDir: string,
+): Promise<WrkMeasured[]> {
+  const results: WrkMeasured[] = [];
+  for (const target of targets) {
+    const runs: WrkResult[] = [];
+    for (const connections of [1, CONCURRENCY]) {
+      const name = `${target.name}, wrk, concurrency ${connections}`;
+      log(`${name}: ${CONCURRENT_SECONDS} s`);
+      let result: WrkResult | undefined;
+      const delta = await upstreamDelta(upstream, async () => {
+        result = await phase(name, () =>
+          runWrk({
+            wrk,
+            baseUrl: target.origin,
+            connections,
+            seconds: CONCURRENT_SECONDS,
+            requestLua: `local headers = ${luaTable(target.headers)}\nrequest = function() return wrk.format("GET", ${JSON.stringify(target.itemPath)}, headers) end`,
+            scriptFile: wrkScriptFile(workDir, 'proxy-item'),
+            label: target.name,
+            servicePid: target.servicePid,
+          }),
+        );
+      });
+      if (!result) throw new Error(`${name}: no result`);
+      if (result.failedStatus > 0 || result.socketErrors > 0)
+        throw new Error(
+          `${name}: ${result.failedStatus} responses of 400 or more, ${result.socketErrors} socket errors`,
+        );
+      // wrk stops with requests in flight: the upstream may have served up to `connections` more.
+      if (
+        delta.items < result.row.summary.count ||
+        delta.items > result.row.summary.count + connections
+      )
+        throw new Error(
+          `${name}: the upstream served ${delta.items} /item for ${result.row.summary.count} completed requests`,
+        );
+      runs.push(result);
+    }
+    const [sequential, concurrent] = runs as [WrkResult, WrkResult];
+    results.push({ target, sequential, concurrent });
+  }
+  return results;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Streaming /big and the proxy's RSS
 
@@ -911,6 +978,11 @@ async function main(): Promise<void> {
 
   const sequentialResults = await measureSequential(targets, upstream);
   const concurrentResults = await measureConcurrent(targets, upstream);
+  const wrkFound = debianTool('wrk', 'wrk');
+  notes.push(wrkFound.note);
+  const wrkResults = wrkFound.path
+    ? await measureWithWrk(wrkFound.path, targets, upstream, workDir)
+    : [];
   const bigResults: BigResult[] = [];
   for (const target of targets) {
     log(`GET ${target.bigPath} through ${target.name}: ${BIG_BYTES / MB} MiB`);
@@ -1054,7 +1126,60 @@ async function main(): Promise<void> {
     );
   for (const note of notes) process.stdout.write(`${note}\n`);
 
-  process.stdout.write('\nTargets:\n');
+  if (wrkResults.length > 0) {
+    const wrkDirect = wrkResults.find((result) => result.target.name === 'direct');
+    const wrkNginx = wrkResults.find((result) => result.target.name.startsWith('nginx'));
+    process.stdout.write(
+      `\nThe same GET /item from wrk (C, one thread; ${CONCURRENT_SECONDS} s at concurrency 1, then ${CONCURRENT_SECONDS} s at ${CONCURRENCY}), latency in ms:\n`,
+    );
+    printTable([
+      [
+        '',
+        'median c=1',
+        'p99 c=1',
+        'added median vs direct',
+        `req/s c=${CONCURRENCY}`,
+        `median c=${CONCURRENCY}`,
+        `p99 c=${CONCURRENCY}`,
+        'vs direct',
+        'vs nginx',
+        `service CPU/req c=${CONCURRENCY}`,
+      ],
+      ...wrkResults.map((result) => [
+        result.target.name,
+        fixed(result.sequential.row.summary.median, 3),
+        fixed(result.sequential.row.summary.p99),
+        wrkDirect
+          ? fixed(result.sequential.row.summary.median - wrkDirect.sequential.row.summary.median, 3)
+          : '-',
+        fixed(result.concurrent.row.perSecond, 0),
+        fixed(result.concurrent.row.summary.median),
+        fixed(result.concurrent.row.summary.p99),
+        wrkDirect
+          ? fixed(result.concurrent.row.perSecond / wrkDirect.concurrent.row.perSecond)
+          : '-',
+        wrkNginx ? fixed(result.concurrent.row.perSecond / wrkNginx.concurrent.row.perSecond) : '-',
+        result.concurrent.row.serviceCpuMs === undefined
+          ? '-'
+          : fixed(result.concurrent.row.serviceCpuMs, 3),
+      ]),
+    ]);
+    process.stdout.write('\nTargets by wrk:\n');
+    for (const result of wrkResults.filter((r) => r.target.servicePid !== undefined)) {
+      const added = wrkDirect
+        ? result.sequential.row.summary.median - wrkDirect.sequential.row.summary.median
+        : Number.NaN;
+      const ratio = wrkNginx
+        ? result.concurrent.row.perSecond / wrkNginx.concurrent.row.perSecond
+        : Number.NaN;
+      process.stdout.write(
+        `  ${result.target.name}: added median latency at c=1 ${fixed(added, 3)} ms (< ${TARGET_ADDED_MS}: ${added < TARGET_ADDED_MS ? 'met' : 'NOT met'}); ` +
+          `${fixed(result.concurrent.row.perSecond, 0)} req/s at c=${CONCURRENCY}, ${fixed(ratio)}x nginx (>= ${TARGET_RATIO_VS_NGINX}: ${ratio >= TARGET_RATIO_VS_NGINX ? 'met' : 'NOT met'})\n`,
+      );
+    }
+  }
+
+  process.stdout.write('\nTargets by the Node client:\n');
   const junctionSequential = sequentialResults.filter((r) => r.target.servicePid !== undefined);
   const sequentialNginx = nginxOf(sequentialResults);
   if (sequentialNginx)

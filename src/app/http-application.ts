@@ -2,8 +2,9 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
-import { Logger } from 'nestjs-pino';
 import { HttpErrorFilter } from '../common/errors/http-error.filter';
+import { AppLogger } from '../common/logging/app-logger';
+import { installRequestLog } from '../common/logging/request-log';
 import { requestIdOf } from '../common/logging/request-id';
 import { createValidationPipe } from '../common/validation/validation.pipe';
 import { SecretKeyResolver } from '../auth/secret-key-resolver';
@@ -46,7 +47,9 @@ export async function createHttpApplication(shape: AppShape): Promise<HttpApplic
     bufferLogs: true,
     abortOnError: false,
   });
-  app.useLogger(app.get(Logger));
+  const logger = app.get(AppLogger);
+  app.useLogger(logger);
+  installRequestLog(fastify, logger.pino);
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
   installHooks(fastify, app.get(MetricsService));

@@ -3,7 +3,6 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { Logger as PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from '../config/app-config';
 import { migrateUnderLock } from '../database/schema-migrator';
 import type { CreatedKey } from '../environments/environments.service';
@@ -12,6 +11,7 @@ import { startMetricsServer, type MetricsServer } from '../metrics/metrics-serve
 import { MetricsService } from '../metrics/metrics.service';
 import { ScheduleReconcilerService } from '../syncs/schedule-reconciler.service';
 import { TemporalWorkerService } from '../temporal/temporal-worker.service';
+import { AppLogger } from '../common/logging/app-logger';
 import { AppModule, type AppShape } from './app.module';
 import { createHttpApplication, type RegisteredRoute } from './http-application';
 import { existsSync } from 'node:fs';
@@ -57,7 +57,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         bufferLogs: true,
         abortOnError: false,
       }));
-    if (!httpApplication) context.useLogger(context.get(PinoLogger));
+    if (!httpApplication) context.useLogger(context.get(AppLogger));
 
     const environments = context.get(EnvironmentsService);
     let createdKeys: CreatedKey[] = [];

@@ -37,6 +37,7 @@ export function proxyRoutes(proxy: ProxyService, resolver: SecretKeyResolver) {
           return reply.send(answer.body);
         } catch (error) {
           const { status, envelope } = errorResponse(error, logger, {
+            requestId: request.id,
             method: request.method,
             url: '/proxy/*',
           });

@@ -10,7 +10,11 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { ConnectionsService } from '../connections/connections.service';
 import { interpolateUrl } from '../providers/interpolate';
-import { credentialHeaders, oauth1Authorization } from './credential-headers';
+import {
+  type AttachedCredentials,
+  credentialHeaders,
+  oauth1Authorization,
+} from './credential-headers';
 import { HOP_BY_HOP, readProxyHeaders, type ProxyInstructions } from './proxy-headers';
 import { isRetriableStatus, requestedWaitMs } from './retry-policy';
 import { upstreamUrl } from './upstream-url';
@@ -28,7 +32,8 @@ export interface ProxyCall {
 export interface UpstreamAnswer {
   readonly status: number;
   readonly headers: Record<string, string | string[]>;
-  readonly body: Readable;
+  /** Small bodies (a declared length up to SMALL_BODY_BYTES) arrive whole; others as a stream. */
+  readonly body: Readable | Buffer;
   /** The upstream URL requested (for following relative links). */
   readonly url: string;
 }
@@ -39,7 +44,23 @@ class RetriableStatus extends Error {
   }
 }
 
+type Fresh = Awaited<ReturnType<ConnectionsService['fresh']>>;
+
+interface Prepared {
+  readonly provider: object;
+  readonly connectionConfig: object;
+  readonly attached: AttachedCredentials;
+  baseUrl?: string;
+}
+
 const NETWORK_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * Up to this declared length a response body is read whole and sent as one buffer: piping a
+ * stream through Fastify costs more CPU than the body's bytes for the small JSON most API calls
+ * return. Larger bodies, and bodies of unknown length, stream.
+ */
+const SMALL_BODY_BYTES = 64 * 1024;
 
 /**
  * Forwards a request to the provider's API with the connection's credentials: undici on the hot
@@ -50,6 +71,13 @@ const NETWORK_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEO
 export class ProxyService implements OnModuleDestroy {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
 
+  /**
+   * What a connection's requests attach (headers, query, base URL), kept per credentials object:
+   * the connection cache hands out the same objects until the row changes, so the templates are
+   * filled once per change, not once per request.
+   */
+  private readonly prepared = new WeakMap<object, Prepared>();
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,
@@ -59,12 +87,12 @@ export class ProxyService implements OnModuleDestroy {
     const instructions = readProxyHeaders(call.headers, this.config.proxy.maxRetries);
     const { providerConfigKey, connectionId } = instructions;
     const fresh = await this.fresh(call.environmentId, providerConfigKey, connectionId);
-    const connectionConfig = fresh.row.connectionConfig;
+    const prepared = this.prepare(fresh);
     const url = upstreamUrl(
-      instructions.baseUrlOverride ?? this.providerBase(fresh),
+      instructions.baseUrlOverride ?? (prepared.baseUrl ??= this.providerBase(fresh)),
       call.endpoint,
     );
-    const attached = credentialHeaders(fresh.integration, fresh.credentials, connectionConfig);
+    const attached = prepared.attached;
     for (const [name, value] of Object.entries(attached.query)) {
       if (!url.searchParams.has(name)) url.searchParams.set(name, value);
     }
@@ -103,7 +131,11 @@ export class ProxyService implements OnModuleDestroy {
       instructions,
       fresh.integration.provider.proxy?.rate_limit_reset_header,
     );
-    return this.answer(response, instructions.decompress, url);
+    try {
+      return await this.answer(response, instructions.decompress, url);
+    } catch (error) {
+      throw upstreamFailure(url, error); // a small body cut off or timed out while being read
+    }
   }
 
   /** The provider's base URL for a connection (interpolated); a 400 when the provider has none. */
@@ -115,11 +147,25 @@ export class ProxyService implements OnModuleDestroy {
     return this.providerBase(await this.fresh(environmentId, providerConfigKey, connectionId));
   }
 
+  private prepare(fresh: Fresh): Prepared {
+    const { credentials, integration, row } = fresh;
+    const known = this.prepared.get(credentials);
+    if (known?.provider === integration.provider && known.connectionConfig === row.connectionConfig)
+      return known;
+    const prepared: Prepared = {
+      provider: integration.provider,
+      connectionConfig: row.connectionConfig,
+      attached: credentialHeaders(integration, credentials, row.connectionConfig),
+    };
+    this.prepared.set(credentials, prepared);
+    return prepared;
+  }
+
   private fresh(environmentId: number, providerConfigKey: string, connectionId: string) {
     return this.connections.fresh(environmentId, providerConfigKey, connectionId);
   }
 
-  private providerBase(fresh: Awaited<ReturnType<ConnectionsService['fresh']>>): string {
+  private providerBase(fresh: Fresh): string {
     const baseTemplate = fresh.integration.provider.proxy?.base_url;
     if (!baseTemplate) {
       throw new DomainError(
@@ -203,7 +249,11 @@ export class ProxyService implements OnModuleDestroy {
     return Buffer.concat(chunks);
   }
 
-  private answer(response: Dispatcher.ResponseData, decompress: boolean, url: URL): UpstreamAnswer {
+  private async answer(
+    response: Dispatcher.ResponseData,
+    decompress: boolean,
+    url: URL,
+  ): Promise<UpstreamAnswer> {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(response.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
@@ -211,7 +261,14 @@ export class ProxyService implements OnModuleDestroy {
     const encoding = String(headers['content-encoding'] ?? '').toLowerCase();
     const decoder = decompress ? decoderFor(encoding) : undefined;
     const href = url.href;
-    if (!decoder) return { status: response.statusCode, headers, body: response.body, url: href };
+    if (!decoder) {
+      const declared = Number(headers['content-length'] ?? Number.NaN);
+      const body =
+        declared <= SMALL_BODY_BYTES
+          ? Buffer.from(await response.body.arrayBuffer())
+          : response.body;
+      return { status: response.statusCode, headers, body, url: href };
+    }
     delete headers['content-encoding'];
     delete headers['content-length'];
     return { status: response.statusCode, headers, body: response.body.pipe(decoder), url: href };

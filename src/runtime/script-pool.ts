@@ -17,12 +17,27 @@ interface PooledThread {
   readonly keys: Set<string>;
   current: ActiveRun | undefined;
   dead: boolean;
+  /** When it last became idle (ms since the epoch). */
+  idleSince: number;
 }
 
+export interface ScriptPoolOptions {
+  /** Idle threads beyond `keepIdle` are stopped after this long (default: never). */
+  readonly idleMs?: number;
+  readonly keepIdle?: number;
+  /**
+   * A thread that has been sent more bundles than this is replaced after its run, so bundles of
+   * versions long redeployed do not pile up in its memory.
+   */
+  readonly maxBundles?: number;
+}
+
+const DEFAULT_MAX_BUNDLES = 32;
+
 /**
- * Threads kept warm for short scripts (actions): a run costs a message instead of a thread
- * start, and each thread evaluates a bundle once. One run at a time per thread, each in the
- * bundle's own V8 context; a run that times out, is cancelled or exhausts the heap takes its
+ * Threads kept warm for scripts: a run costs a message instead of a thread start (tens of ms
+ * here), and each thread is sent a bundle once (see script-thread for what it keeps of it). One
+ * run at a time per thread; a run that times out, is cancelled or exhausts the heap takes its
  * thread down with it and a fresh one replaces it.
  */
 export class ScriptPool {
@@ -32,10 +47,24 @@ export class ScriptPool {
   private seq = 0;
   private closed = false;
 
+  private readonly reaper: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly size: number,
     private readonly memoryLimitMb: number,
-  ) {}
+    private readonly options: ScriptPoolOptions = {},
+  ) {
+    const idleMs = options.idleMs;
+    if (idleMs !== undefined) {
+      this.reaper = setInterval(() => this.reap(idleMs), Math.max(1_000, idleMs / 4));
+      this.reaper.unref();
+    }
+  }
+
+  /** Threads running or idle, for tests and metrics. */
+  get threadCount(): number {
+    return this.threads.size;
+  }
 
   /** Starts the threads now rather than on the first runs. */
   warm(): void {
@@ -81,6 +110,7 @@ export class ScriptPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.reaper);
     for (const waiter of this.waiting.splice(0)) void waiter;
     await Promise.all([...this.threads].map((thread) => thread.worker.terminate()));
   }
@@ -95,9 +125,38 @@ export class ScriptPool {
 
   private release(thread: PooledThread): void {
     if (thread.dead) return;
+    if (thread.keys.size > (this.options.maxBundles ?? DEFAULT_MAX_BUNDLES)) {
+      this.retire(thread);
+      const next = this.waiting.shift();
+      if (next && !this.closed) next(this.spawn());
+      return;
+    }
     const next = this.waiting.shift();
-    if (next) next(thread);
-    else this.idle.push(thread);
+    if (next) {
+      next(thread);
+    } else {
+      thread.idleSince = Date.now();
+      this.idle.push(thread);
+    }
+  }
+
+  /** Stops threads idle longer than `idleMs`, keeping `keepIdle` of them. */
+  private reap(idleMs: number): void {
+    const keep = this.options.keepIdle ?? 0;
+    const cutoff = Date.now() - idleMs;
+    // `idle` is a stack: the longest idle come first.
+    while (this.idle.length > keep && (this.idle[0]?.idleSince ?? Infinity) < cutoff) {
+      const thread = this.idle.shift();
+      if (thread) this.retire(thread);
+    }
+  }
+
+  private retire(thread: PooledThread): void {
+    thread.dead = true;
+    this.threads.delete(thread);
+    const index = this.idle.indexOf(thread);
+    if (index >= 0) this.idle.splice(index, 1);
+    void thread.worker.terminate();
   }
 
   private spawn(): PooledThread {
@@ -113,7 +172,13 @@ export class ScriptPool {
     worker.stdout.resume();
     worker.stderr.resume();
     worker.unref();
-    const thread: PooledThread = { worker, keys: new Set(), current: undefined, dead: false };
+    const thread: PooledThread = {
+      worker,
+      keys: new Set(),
+      current: undefined,
+      dead: false,
+      idleSince: Date.now(),
+    };
     this.threads.add(thread);
     worker.on('message', (message: ThreadMessage) => this.onMessage(thread, message));
     worker.on('error', (error: Error & { code?: string }) => {

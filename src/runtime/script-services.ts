@@ -43,7 +43,12 @@ function queryString(params: ScriptProxyRequest['params']): string {
   return search.toString();
 }
 
-async function readBody(body: Readable): Promise<Buffer> {
+async function readBody(body: Readable | Buffer): Promise<Buffer> {
+  if (Buffer.isBuffer(body)) {
+    if (body.length > MAX_RESPONSE_BYTES)
+      throw new Error(`The response is larger than ${MAX_RESPONSE_BYTES} bytes`);
+    return body;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

@@ -11,7 +11,8 @@ import {
   prepareRecords,
   recordIds,
 } from './record-preparation';
-import { evaluateBundle } from './sandbox';
+import type { Script } from 'node:vm';
+import { compileBundle, evaluateBundle, runCompiled } from './sandbox';
 import type {
   HostCalls,
   HostMessage,
@@ -31,8 +32,14 @@ if (!port) throw new Error('script-thread must run as a worker thread');
 /** One run per thread, or (pooled) one run at a time, each announced by a `run` message. */
 const startup = workerData as ScriptThreadData | { readonly pooled: true };
 let data: ScriptThreadData = 'pooled' in startup ? (undefined as never) : startup;
-/** Pooled threads keep each bundle's definition (its own context) for the next runs. */
+/**
+ * Pooled threads keep, per bundle: for actions, the definition itself (its context serves every
+ * run: an action's round trip is milliseconds); for syncs, the compiled code only, so each run
+ * starts in a fresh context (no module state carried from one connection's run to another's)
+ * without compiling the bundle again.
+ */
 const definitions = new Map<string, LoadedDefinition>();
+const compiled = new Map<string, Script>();
 
 const pending = new Map<
   number,
@@ -235,13 +242,22 @@ function toPlain(value: unknown): unknown {
 async function runOnce(key?: string): Promise<void> {
   let definition: LoadedDefinition;
   try {
-    const known = key === undefined ? undefined : definitions.get(key);
-    definition =
-      known ??
-      (evaluateBundle(data.bundle, `${data.info.name}.js`, (text) =>
-        log('info', text),
-      ) as LoadedDefinition);
-    if (key !== undefined && !known) definitions.set(key, definition);
+    const filename = `${data.info.name}.js`;
+    const print = (text: string) => log('info', text);
+    if (key === undefined) {
+      definition = evaluateBundle(data.bundle, filename, print) as LoadedDefinition;
+    } else if (data.kind === 'sync') {
+      let script = compiled.get(key);
+      if (!script) {
+        script = compileBundle(data.bundle, filename);
+        compiled.set(key, script);
+      }
+      definition = runCompiled(script, filename, print) as LoadedDefinition;
+    } else {
+      const known = definitions.get(key);
+      definition = known ?? (evaluateBundle(data.bundle, filename, print) as LoadedDefinition);
+      if (!known) definitions.set(key, definition);
+    }
   } catch (error) {
     post({ type: 'failed', error: { ...describe(error), name: 'ScriptLoadError' } });
     return;

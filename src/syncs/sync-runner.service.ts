@@ -1,8 +1,9 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { RecordsService } from '../records/records.service';
-import { runScript, ScriptFailure } from '../runtime/script-runner';
+import { ScriptPool } from '../runtime/script-pool';
+import { ScriptFailure } from '../runtime/script-runner';
 import { ScriptServices } from '../runtime/script-services';
 import type { DeployedScript, SyncDefinitionJson } from '../scripts/script.types';
 import { ScriptsService } from '../scripts/scripts.service';
@@ -68,10 +69,14 @@ const BUNDLE_CACHE_SIZE = 200;
  * and the outcome (deletion tracking, counts, last sync date). Activities translate Temporal to
  * these calls.
  */
+/** How long a sync thread may stay idle before it is stopped (two are always kept). */
+const SYNC_THREAD_IDLE_MS = 60_000;
+
 @Injectable()
-export class SyncRunnerService {
+export class SyncRunnerService implements OnModuleDestroy {
   private readonly logger = new Logger('SyncRun');
   private readonly bundles = new Map<string, DeployedScript>();
+  private pool: ScriptPool | undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -136,7 +141,8 @@ export class SyncRunnerService {
       Math.max(500, Math.floor(this.config.scripts.syncHeartbeatTimeoutMs / 3)),
     );
     try {
-      await runScript({
+      await this.threads().run({
+        key: `${script.scriptId}:${script.version}`,
         bundle: script.bundle,
         kind: 'sync',
         info: {
@@ -262,6 +268,24 @@ export class SyncRunnerService {
     const loaded = await this.scripts.version(run.scriptId, run.scriptVersion);
     if (loaded) this.remember(loaded);
     return loaded ? Object.keys((loaded.definition as SyncDefinitionJson).models) : [];
+  }
+
+  /**
+   * Warm threads, one per sync running at once at most: a run costs a message instead of a
+   * thread start and a bundle compile, and still gets a fresh context. Threads idle for a minute
+   * are stopped, so a burst does not keep its threads' memory.
+   */
+  private threads(): ScriptPool {
+    this.pool ??= new ScriptPool(
+      this.config.worker.maxConcurrentActivities,
+      this.config.scripts.memoryLimitMb,
+      { idleMs: SYNC_THREAD_IDLE_MS, keepIdle: 2 },
+    );
+    return this.pool;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.pool?.close();
   }
 
   private async load(

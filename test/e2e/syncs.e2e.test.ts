@@ -331,6 +331,33 @@ export default createSync({ name: 'context', integration: 'github', frequency: '
     expect(byId.c).toMatchObject({ _service_metadata: { last_action: 'DELETED' } });
   });
 
+  it('starts every run in a fresh context: module state does not carry from one run to the next', async () => {
+    const file = join(scratch, 'module-state.ts');
+    writeFileSync(
+      file,
+      `import { createSync, z } from ${JSON.stringify(SDK_PATH)};
+let runsInThisContext = 0;
+export default createSync({ name: 'module-state', integration: 'github', frequency: '1h', type: 'incremental', autoStart: false,
+  models: { Thing: z.object({ id: z.string() }) },
+  async exec(ctx) {
+    runsInThisContext += 1;
+    const before = await ctx.getCheckpoint<{ seen: number[] }>();
+    await ctx.saveCheckpoint({ seen: [...(before?.seen ?? []), runsInThisContext] });
+  } });
+`,
+    );
+    deployed.push(file);
+    await deployScripts(api, deployed);
+    for (let run = 0; run < 3; run += 1) {
+      expect((await runSync(api, 'github', 'acme', 'module-state')).status).toBe('SUCCESS');
+    }
+    const [state] = await queryDatabase<{ checkpoint: unknown }>(
+      app.database.url,
+      "SELECT checkpoint FROM sync_states WHERE sync_name = 'module-state'",
+    );
+    expect(state?.checkpoint).toEqual({ seen: [1, 1, 1] });
+  });
+
   it('dry-runs a sync through the CLI: records and counts printed, nothing saved', async () => {
     github.syncClock();
     github.addIssues('acme/gears', 3);

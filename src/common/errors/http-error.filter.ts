@@ -147,6 +147,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const { status, envelope } = errorResponse(exception, this.logger, {
+      requestId: request.id,
       method: request.method,
       url: request.routeOptions?.url,
     });

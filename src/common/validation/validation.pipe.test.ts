@@ -7,8 +7,8 @@ describe('the validation pipe', () => {
 
   it('answers a query seen before with an equal, separate instance of the DTO', async () => {
     const pipe = createValidationPipe();
-    const first = await pipe.transform({ provider_config_key: 'gh' }, query);
-    const second = await pipe.transform({ provider_config_key: 'gh' }, query);
+    const first: unknown = await pipe.transform({ provider_config_key: 'gh' }, query);
+    const second: unknown = await pipe.transform({ provider_config_key: 'gh' }, query);
     expect(first).toBeInstanceOf(GetConnectionQueryDto);
     expect(second).toBeInstanceOf(GetConnectionQueryDto);
     expect(second).toEqual(first);
