@@ -657,6 +657,9 @@ async function measureWithWrk(
       const name = `${target.name}, wrk, concurrency ${connections}`;
       log(`${name}: ${CONCURRENT_SECONDS} s`);
       let result: WrkResult | undefined;
+      // wrk stops with requests in flight; a proxy may still forward them after wrk closed its
+      // connections: let them land before counting this phase's /item requests.
+      await sleep(1_000);
       const delta = await upstreamDelta(upstream, async () => {
         result = await phase(name, () =>
           runWrk({

@@ -8,7 +8,12 @@ import { IntegrationsService } from '../integrations/integrations.service';
 import { ConnectionCache } from './connection-cache';
 import { ConnectionsRepository, type ConnectionRow } from './connections.repository';
 import { CredentialRefreshService, type FreshCredentials } from './credential-refresh.service';
-import { CREDENTIALS_CONTEXT, credentialsView, needsRefresh } from './credentials';
+import {
+  CREDENTIALS_CONTEXT,
+  credentialsView,
+  needsRefresh,
+  type StoredCredentials,
+} from './credentials';
 import { ConnectionLifecycle } from './connection-lifecycle';
 import type { ImportConnectionDto } from './dto/import-connection.dto';
 import { credentialsFromImport } from './import-credentials';
@@ -146,13 +151,25 @@ export class ConnectionsService {
     return { ...fresh, integration };
   }
 
-  /** The internal id of a connection of this environment, for the records routes. */
+  /** The internal id of a connection of this environment, for the records and action routes. */
   async resolveId(
     environmentId: number,
     providerConfigKey: string,
     connectionId: string,
   ): Promise<number> {
-    return (await this.require(environmentId, providerConfigKey, connectionId)).id;
+    const hit = this.cache.get(environmentId, providerConfigKey, connectionId);
+    if (hit) return hit.row.id;
+    // Remembered as read (never refreshed here): a later getConnection checks expiry on a hit.
+    const generation = this.cache.generation;
+    const row = await this.require(environmentId, providerConfigKey, connectionId);
+    let credentials: StoredCredentials;
+    try {
+      credentials = this.refresher.decrypt(row);
+    } catch {
+      return row.id; // unreadable credentials are getConnection's error to report, not this route's
+    }
+    this.cache.remember(providerConfigKey, connectionId, { row, credentials }, generation);
+    return row.id;
   }
 
   async delete(

@@ -178,7 +178,8 @@ export class CredentialRefreshService {
     return { credentials: this.decrypt(latest), row: latest };
   }
 
-  private decrypt(row: ConnectionRow): StoredCredentials {
+  /** The row's stored credentials, decrypted as they are (no refresh). */
+  decrypt(row: ConnectionRow): StoredCredentials {
     return this.secrets.decryptJson<StoredCredentials>(row.credentials, CREDENTIALS_CONTEXT);
   }
 }
