@@ -160,7 +160,15 @@ export class SchedulesService implements OnModuleInit {
       description = await handle.describe();
     } catch (error) {
       if (!(error instanceof ScheduleNotFoundError)) throw error;
+      // The desired state was read a while ago (a reconcile pass takes seconds): a connection
+      // deleted meanwhile must not get its schedule back. Checked before creating, and after,
+      // since a deletion can fall between the check and the create.
+      if (!(await this.stillDesired(schedule))) return 'unchanged';
       await this.create(schedule, id, everyMs, paused);
+      if (!(await this.stillDesired(schedule))) {
+        await this.deleteSchedule(id);
+        return 'unchanged';
+      }
       return 'created';
     }
     let changed = false;
@@ -256,10 +264,29 @@ export class SchedulesService implements OnModuleInit {
     }
   }
 
-  /** Deletes the connection's schedules and cancels its running sync workflows. */
+  private async stillDesired(schedule: DesiredSchedule): Promise<boolean> {
+    const current = await this.schedules.desired({
+      connectionRowId: schedule.connectionRowId,
+      syncNames: [schedule.syncName],
+    });
+    return current.length > 0;
+  }
+
+  /**
+   * Deletes the connection's schedules (so nothing new starts), cancels its running sync
+   * workflows, and deletes the schedules once more just before the row goes: a reconcile pass
+   * that read the connection before the deletion may have created one meanwhile (and one that
+   * creates it after this finds the row gone when it checks again, see `ensure`).
+   */
   async removeConnection(connectionRowId: number): Promise<void> {
     const desired = await this.schedules.desired({ connectionRowId });
-    for (const schedule of desired) await this.deleteSchedule(this.scheduleId(schedule));
+    const ids = desired.map((schedule) => this.scheduleId(schedule));
+    for (const id of ids) await this.deleteSchedule(id);
+    await this.cancelRuns(connectionRowId);
+    for (const id of ids) await this.deleteSchedule(id);
+  }
+
+  private async cancelRuns(connectionRowId: number): Promise<void> {
     const connection = await this.runs.connection(connectionRowId);
     if (!connection) return;
     const query = [
