@@ -161,6 +161,30 @@ class ConnectionGetter {
   /** One request through `dispatcher` for a random connection among those stored. */
   async get(dispatcher: Client | Pool): Promise<void> {
     const n = 1 + Math.floor(Math.random() * this.stored);
+    const text = await this.request(dispatcher, n);
+    if (this.sent % CHECK_EVERY === 0) this.check(n, text);
+  }
+
+  /**
+   * Every stored connection once, `parallel` at a time, each body checked: the steady state of
+   * a service that has served its connections before (each process's connection cache holds
+   * them), which a few thousand random requests among 10,000 would not reach.
+   */
+  async readAll(dispatcher: Pool, parallel: number): Promise<void> {
+    let next = 1;
+    await Promise.all(
+      Array.from({ length: parallel }, async () => {
+        while (next <= this.stored) {
+          const n = next;
+          next += 1;
+          this.check(n, await this.request(dispatcher, n));
+        }
+      }),
+    );
+  }
+
+  /** GET of connection `n`; the body, which must come with a 200. */
+  private async request(dispatcher: Client | Pool, n: number): Promise<string> {
     const path = `/connection/${connectionId(n)}?provider_config_key=${INTEGRATION}`;
     const { statusCode, body } = await dispatcher.request({
       path,
@@ -171,34 +195,7 @@ class ConnectionGetter {
     this.sent += 1;
     if (statusCode !== 200)
       throw new Error(`GET ${path} answered ${statusCode}: ${text.slice(0, 300)}`);
-    if (this.sent % CHECK_EVERY === 0) this.check(n, text);
-  }
-
-  /**
-   * Every stored connection once, `parallel` at a time: the steady state of a service that has
-   * served its connections before (each process's connection cache holds them), which a few
-   * thousand random requests among 10,000 would not reach.
-   */
-  async readAll(dispatcher: Pool, parallel: number): Promise<void> {
-    let next = 1;
-    await Promise.all(
-      Array.from({ length: parallel }, async () => {
-        while (next <= this.stored) {
-          const n = next;
-          next += 1;
-          const path = `/connection/${connectionId(n)}?provider_config_key=${INTEGRATION}`;
-          const { statusCode, body } = await dispatcher.request({
-            path,
-            method: 'GET',
-            headers: this.headers,
-          });
-          const text = await body.text();
-          if (statusCode !== 200) throw new Error(`GET ${path} answered ${statusCode}`);
-          this.sent += 1;
-          this.check(n, text);
-        }
-      }),
-    );
+    return text;
   }
 
   /** The body names the requested connection and carries its own access token. */

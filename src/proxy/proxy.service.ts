@@ -86,7 +86,7 @@ export class ProxyService implements OnModuleDestroy {
   async forward(call: ProxyCall): Promise<UpstreamAnswer> {
     const instructions = readProxyHeaders(call.headers, this.config.proxy.maxRetries);
     const { providerConfigKey, connectionId } = instructions;
-    const fresh = await this.fresh(call.environmentId, providerConfigKey, connectionId);
+    const fresh = await this.connections.fresh(call.environmentId, providerConfigKey, connectionId);
     const prepared = this.prepare(fresh);
     const url = upstreamUrl(
       instructions.baseUrlOverride ?? (prepared.baseUrl ??= this.providerBase(fresh)),
@@ -144,7 +144,9 @@ export class ProxyService implements OnModuleDestroy {
     providerConfigKey: string,
     connectionId: string,
   ): Promise<string> {
-    return this.providerBase(await this.fresh(environmentId, providerConfigKey, connectionId));
+    return this.providerBase(
+      await this.connections.fresh(environmentId, providerConfigKey, connectionId),
+    );
   }
 
   private prepare(fresh: Fresh): Prepared {
@@ -159,10 +161,6 @@ export class ProxyService implements OnModuleDestroy {
     };
     this.prepared.set(credentials, prepared);
     return prepared;
-  }
-
-  private fresh(environmentId: number, providerConfigKey: string, connectionId: string) {
-    return this.connections.fresh(environmentId, providerConfigKey, connectionId);
   }
 
   private providerBase(fresh: Fresh): string {

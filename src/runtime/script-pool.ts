@@ -127,8 +127,7 @@ export class ScriptPool {
     if (thread.dead) return;
     if (thread.keys.size > (this.options.maxBundles ?? DEFAULT_MAX_BUNDLES)) {
       this.retire(thread);
-      const next = this.waiting.shift();
-      if (next && !this.closed) next(this.spawn());
+      this.spawnForWaiter();
       return;
     }
     const next = this.waiting.shift();
@@ -254,14 +253,13 @@ export class ScriptPool {
     const run = thread.current;
     this.settle(thread, () => run?.reject(error));
     if (thread.dead) return;
-    thread.dead = true;
-    this.threads.delete(thread);
-    const index = this.idle.indexOf(thread);
-    if (index >= 0) this.idle.splice(index, 1);
-    void thread.worker.terminate();
-    if (!this.closed && this.waiting.length > 0) {
-      const next = this.waiting.shift();
-      next?.(this.spawn());
-    }
+    this.retire(thread);
+    this.spawnForWaiter();
+  }
+
+  /** A thread went away: a run waiting for one gets a fresh thread. */
+  private spawnForWaiter(): void {
+    const next = this.closed ? undefined : this.waiting.shift();
+    next?.(this.spawn());
   }
 }

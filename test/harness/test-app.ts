@@ -5,6 +5,8 @@ import { loadConfig, type AppConfig } from '../../src/config/app-config';
 import type { RunMode } from '../../src/config/config.schema';
 import { startService, type RunningService } from '../../src/app/service';
 import { createTestDatabase, type TestDatabase } from './databases';
+import { startJunctionProcess, type JunctionProcess } from './junction-process';
+import { freePort } from './ports';
 import { harnessValue } from './state';
 
 export interface TestApp {
@@ -68,5 +70,26 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       await service.stop();
       if (!options.database) await database.drop();
     },
+  };
+}
+
+/**
+ * A second `junction api`, in its own process beside `app`: the same database, Temporal and
+ * encryption keys, a free port; `client` talks to it with the app's dev key.
+ */
+export async function startApiBeside(
+  app: TestApp,
+  logLevel = 'warn',
+): Promise<{ process: JunctionProcess; client: Junction }> {
+  const api = await startJunctionProcess('api', {
+    DATABASE_URL: app.database.url,
+    TEMPORAL_ADDRESS: harnessValue('temporalAddress'),
+    ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+    PORT: String(await freePort()),
+    LOG_LEVEL: logLevel,
+  });
+  return {
+    process: api,
+    client: new Junction({ secretKey: app.devKey, host: api.banner('API') ?? '' }),
   };
 }

@@ -1,10 +1,8 @@
 import { Client as PgClient } from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Junction } from '../../src/client';
-import { startJunctionProcess, type JunctionProcess } from '../harness/junction-process';
-import { freePort } from '../harness/ports';
-import { harnessValue } from '../harness/state';
-import { startTestApp, TEST_ENCRYPTION_KEYS, type TestApp } from '../harness/test-app';
+import { type Junction } from '../../src/client';
+import type { JunctionProcess } from '../harness/junction-process';
+import { startApiBeside, startTestApp, type TestApp } from '../harness/test-app';
 
 /**
  * Each process keeps the connections it read in memory (CONNECTION_CACHE_SIZE). These tests hold
@@ -46,14 +44,7 @@ describe('the connection cache across processes', () => {
 
   beforeAll(async () => {
     app = await startTestApp();
-    second = await startJunctionProcess('api', {
-      DATABASE_URL: app.database.url,
-      TEMPORAL_ADDRESS: harnessValue('temporalAddress'),
-      ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
-      PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-    });
-    other = new Junction({ secretKey: app.devKey, host: second.banner('API') ?? '' });
+    ({ process: second, client: other } = await startApiBeside(app));
     await app.client().createIntegration({
       provider: 'github',
       provider_config_key: 'gh',

@@ -1,10 +1,8 @@
-import { Junction } from '../../src/client';
+import { type Junction } from '../../src/client';
 import type { FakeOAuth2Provider } from '../fixtures/fake-oauth2-provider';
 import { fakeOAuthIntegration } from '../harness/fake-oauth-setup';
-import { startJunctionProcess, type JunctionProcess } from '../harness/junction-process';
-import { freePort } from '../harness/ports';
-import { harnessValue } from '../harness/state';
-import { startTestApp, TEST_ENCRYPTION_KEYS, type TestApp } from '../harness/test-app';
+import type { JunctionProcess } from '../harness/junction-process';
+import { startApiBeside, startTestApp, type TestApp } from '../harness/test-app';
 
 describe('concurrent refreshes across API processes', () => {
   let app: TestApp;
@@ -14,14 +12,7 @@ describe('concurrent refreshes across API processes', () => {
 
   beforeAll(async () => {
     app = await startTestApp();
-    second = await startJunctionProcess('api', {
-      DATABASE_URL: app.database.url,
-      TEMPORAL_ADDRESS: harnessValue('temporalAddress'),
-      ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
-      PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-    });
-    secondClient = new Junction({ secretKey: app.devKey, host: second.banner('API') ?? '' });
+    ({ process: second, client: secondClient } = await startApiBeside(app));
     fake = await fakeOAuthIntegration(app.client(), 'crm');
   });
   afterAll(async () => {

@@ -1,8 +1,6 @@
 import { Junction } from '../../src/client';
-import { startJunctionProcess, type JunctionProcess } from '../harness/junction-process';
-import { freePort } from '../harness/ports';
-import { harnessValue } from '../harness/state';
-import { startTestApp, TEST_ENCRYPTION_KEYS, type TestApp } from '../harness/test-app';
+import type { JunctionProcess } from '../harness/junction-process';
+import { startApiBeside, startTestApp, type TestApp } from '../harness/test-app';
 
 describe('request logs', () => {
   let app: TestApp;
@@ -10,13 +8,7 @@ describe('request logs', () => {
 
   beforeAll(async () => {
     app = await startTestApp();
-    api = await startJunctionProcess('api', {
-      DATABASE_URL: app.database.url,
-      TEMPORAL_ADDRESS: harnessValue('temporalAddress'),
-      ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
-      PORT: String(await freePort()),
-      LOG_LEVEL: 'info',
-    });
+    ({ process: api } = await startApiBeside(app, 'info'));
   });
   afterAll(async () => {
     await api.stop('SIGKILL');
