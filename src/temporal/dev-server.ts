@@ -62,6 +62,36 @@ function searchAttributeArguments(): string[] {
   ]);
 }
 
+/**
+ * Write-ahead logging with `synchronous=NORMAL`: a commit no longer waits for an fsync of the
+ * database file (only checkpoints do), which halves the latency of every workflow step on the
+ * dev server. A crash of the process loses nothing; a power loss can lose the last commits,
+ * which a local dev server can afford.
+ */
+const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
+
+/**
+ * The dev server has one history shard, and each shard's task queues are read at most 20 times
+ * a second by default: every workflow step (a started workflow reaching its worker, a timer
+ * firing) then waited up to 50 ms for its turn, which made a synchronous action take 50 ms at
+ * concurrency 1. A production cluster spreads workflows over hundreds of shards; lifting the
+ * per-shard rate gives the single-shard dev server the same per-workflow latency.
+ */
+const DYNAMIC_CONFIG = [
+  'history.transferProcessorMaxPollRPS=1000',
+  'history.timerProcessorMaxPollRPS=1000',
+  'history.visibilityProcessorMaxPollRPS=1000',
+];
+
+/** Arguments of `temporal server start-dev` beyond addresses and files. */
+function tuningArguments(): string[] {
+  return [
+    ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma]),
+    ...DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
+    ...searchAttributeArguments(),
+  ];
+}
+
 /** Starts a Temporal dev server (with UI) whose state lives in an SQLite file. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const ip = options.ip ?? '127.0.0.1';
@@ -91,7 +121,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       namespace,
       '--log-level',
       'error',
-      ...searchAttributeArguments(),
+      ...tuningArguments(),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -179,7 +209,7 @@ async function startDownloadedServer(
       uiPort: options.uiPort,
       dbFilename: options.databaseFile,
       namespace: options.namespace ?? 'default',
-      extraArgs: searchAttributeArguments(),
+      extraArgs: tuningArguments(),
     },
   });
   return {
