@@ -9,6 +9,7 @@ import { requestIdOf } from '../common/logging/request-id';
 import { logRequest } from '../common/logging/request-log';
 import type { MetricsService } from '../metrics/metrics.service';
 import type { ProxyService } from './proxy.service';
+import { type PendingAnswer, ResponseBatch } from './response-batch';
 
 export const PROXY_PREFIX = '/proxy/';
 export const PROXY_ROUTE = `${PROXY_PREFIX}*`;
@@ -22,6 +23,12 @@ export interface ProxyRouteDependencies {
   readonly resolver: SecretKeyResolver;
   readonly requestLog: Pino;
   readonly metrics: MetricsService;
+}
+
+interface BatchedAnswer extends PendingAnswer {
+  readonly request: IncomingMessage;
+  readonly id: string;
+  readonly startedAt: bigint;
 }
 
 /** Whether the HTTP server hands this request to the proxy rather than to Fastify. */
@@ -79,6 +86,12 @@ export function proxyRequestListener(dependencies: ProxyRouteDependencies): Prox
     finished(request, id, status, startedAt);
   };
 
+  const batch = new ResponseBatch<BatchedAnswer>({
+    written: (answer) => finished(answer.request, answer.id, answer.status, answer.startedAt),
+    refused: (answer, error) =>
+      fail(answer.request, answer.response, answer.id, answer.startedAt, error),
+  });
+
   const serve = async (
     request: IncomingMessage,
     response: ServerResponse,
@@ -95,12 +108,19 @@ export function proxyRequestListener(dependencies: ProxyRouteDependencies): Prox
     });
     const headers: OutgoingHttpHeaders = answer.headers;
     headers['x-request-id'] ??= id;
-    response.writeHead(answer.status, headers);
     if (Buffer.isBuffer(answer.body)) {
-      response.end(answer.body);
-      finished(request, id, answer.status, startedAt);
+      batch.end({
+        request,
+        response,
+        id,
+        startedAt,
+        status: answer.status,
+        headers,
+        body: answer.body,
+      });
       return;
     }
+    response.writeHead(answer.status, headers);
     pipeline(answer.body, response, (error) => {
       // A stream cut off after the status line went out can only end the connection.
       if (error) logger.warn({ requestId: id, err: error.message }, 'Proxied body cut off');

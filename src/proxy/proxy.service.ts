@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import pRetry, { AbortError } from 'p-retry';
-import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors } from 'undici';
 import { DomainError } from '../common/errors/domain-error';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
@@ -15,8 +15,9 @@ import {
   credentialHeaders,
   oauth1Authorization,
 } from './credential-headers';
-import { HOP_BY_HOP, readProxyHeaders, type ProxyInstructions } from './proxy-headers';
+import { readProxyHeaders, type ProxyInstructions } from './proxy-headers';
 import { isRetriableStatus, requestedWaitMs } from './retry-policy';
+import { callUpstream, type UpstreamResponse } from './upstream-call';
 import { upstreamUrl } from './upstream-url';
 
 export interface ProxyCall {
@@ -131,11 +132,7 @@ export class ProxyService implements OnModuleDestroy {
       instructions,
       fresh.integration.provider.proxy?.rate_limit_reset_header,
     );
-    try {
-      return await this.answer(response, instructions.decompress, url);
-    } catch (error) {
-      throw upstreamFailure(url, error); // a small body cut off or timed out while being read
-    }
+    return this.answer(response, instructions.decompress, url);
   }
 
   /** The provider's base URL for a connection (interpolated); a 400 when the provider has none. */
@@ -181,25 +178,29 @@ export class ProxyService implements OnModuleDestroy {
     body: Buffer | Readable | undefined,
     instructions: ProxyInstructions,
     resetHeader: string | undefined,
-  ): Promise<Dispatcher.ResponseData> {
+  ): Promise<UpstreamResponse> {
     const timeout = this.config.proxy.timeoutMs;
-    // The agent's own request API: no URL re-parsing or Request object per call (hot path).
-    const once = (): Promise<Dispatcher.ResponseData> =>
-      this.agent.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method,
-        headers,
-        body,
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
-      });
+    // The agent's own dispatch: no URL re-parsing or Request object per call (hot path).
+    const once = (): Promise<UpstreamResponse> =>
+      callUpstream(
+        this.agent,
+        {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method,
+          headers,
+          body,
+          headersTimeout: timeout,
+          bodyTimeout: timeout,
+        },
+        SMALL_BODY_BYTES,
+      );
     try {
       if (instructions.retries === 0) return await once();
       const replayable = !(body instanceof Readable);
       return await pRetry(
         async (attempt) => {
-          let response: Dispatcher.ResponseData;
+          let response: UpstreamResponse;
           try {
             response = await once();
           } catch (error) {
@@ -207,8 +208,8 @@ export class ProxyService implements OnModuleDestroy {
             throw error;
           }
           const lastAttempt = attempt > instructions.retries;
-          if (!lastAttempt && isRetriableStatus(response.statusCode, instructions.retryOn)) {
-            await response.body.dump();
+          if (!lastAttempt && isRetriableStatus(response.status, instructions.retryOn)) {
+            if (response.body instanceof Readable) response.body.destroy();
             throw new RetriableStatus(requestedWaitMs(response.headers, resetHeader));
           }
           return response;
@@ -247,29 +248,17 @@ export class ProxyService implements OnModuleDestroy {
     return Buffer.concat(chunks);
   }
 
-  private async answer(
-    response: Dispatcher.ResponseData,
-    decompress: boolean,
-    url: URL,
-  ): Promise<UpstreamAnswer> {
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-    }
+  /** The upstream's answer as the caller gets it: decompressed when asked for. */
+  private answer(response: UpstreamResponse, decompress: boolean, url: URL): UpstreamAnswer {
+    const headers = response.headers;
     const encoding = String(headers['content-encoding'] ?? '').toLowerCase();
     const decoder = decompress ? decoderFor(encoding) : undefined;
-    const href = url.href;
-    if (!decoder) {
-      const declared = Number(headers['content-length'] ?? Number.NaN);
-      const body =
-        declared <= SMALL_BODY_BYTES
-          ? Buffer.from(await response.body.arrayBuffer())
-          : response.body;
-      return { status: response.statusCode, headers, body, url: href };
-    }
+    if (!decoder) return { status: response.status, headers, body: response.body, url: url.href };
     delete headers['content-encoding'];
     delete headers['content-length'];
-    return { status: response.statusCode, headers, body: response.body.pipe(decoder), url: href };
+    if (Buffer.isBuffer(response.body)) decoder.end(response.body);
+    else response.body.pipe(decoder);
+    return { status: response.status, headers, body: decoder, url: url.href };
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -13,14 +13,22 @@ export const REDACTED_PATHS = [
   'err.config.headers.authorization',
 ];
 
-/** The process's one pino logger: JSON lines on stdout (pretty in a terminal when asked). */
+/**
+ * The process's one pino logger: JSON lines on stdout (pretty in a terminal when asked).
+ *
+ * Lines are written asynchronously: a line logged while the previous write is still under way
+ * joins the next write, so under load many lines go out in one system call instead of one call
+ * per line (which cost a fifth of a proxied request's CPU at LOG_LEVEL=info). Lines still
+ * buffered when the process exits are flushed synchronously by pino's exit hook.
+ */
 export function createRootLogger(config: AppConfig): Pino {
-  return pino({
+  const options = {
     level: config.log.level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     serializers: { err: pino.stdSerializers.err },
-    transport: config.log.pretty ? { target: 'pino-pretty' } : undefined,
-  });
+  };
+  if (config.log.pretty) return pino({ ...options, transport: { target: 'pino-pretty' } });
+  return pino(options, pino.destination({ dest: 1, sync: false }));
 }
 
 const PINO_LEVEL: Record<LogLevel, LevelWithSilent> = {
