@@ -30,6 +30,11 @@ export interface ProxyInstructions {
   readonly forwardHeaders: Record<string, string>;
 }
 
+function forwardPrefixLength(name: string): number {
+  for (const prefix of FORWARD_PREFIXES) if (name.startsWith(prefix)) return prefix.length;
+  return 0;
+}
+
 function single(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   const text = Array.isArray(value) ? value[0] : value;
@@ -92,12 +97,13 @@ export function readProxyHeaders(
   }
 
   const forwardHeaders: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
-    const prefix = FORWARD_PREFIXES.find((candidate) => name.startsWith(candidate));
-    if (prefix) {
-      const stripped = name.slice(prefix.length);
+    const prefixLength = forwardPrefixLength(name);
+    if (prefixLength > 0) {
+      const stripped = name.slice(prefixLength);
       if (stripped !== '' && !HOP_BY_HOP.has(stripped)) forwardHeaders[stripped] = text;
     } else if (name === 'content-type' || name === 'content-encoding') {
       forwardHeaders[name] = text;

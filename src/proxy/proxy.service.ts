@@ -18,7 +18,7 @@ import {
 import { readProxyHeaders, type ProxyInstructions } from './proxy-headers';
 import { isRetriableStatus, requestedWaitMs } from './retry-policy';
 import { callUpstream, type UpstreamResponse } from './upstream-call';
-import { upstreamUrl } from './upstream-url';
+import { parseBaseUrl, upstreamUrl } from './upstream-url';
 
 export interface ProxyCall {
   readonly environmentId: number;
@@ -51,7 +51,7 @@ interface Prepared {
   readonly provider: object;
   readonly connectionConfig: object;
   readonly attached: AttachedCredentials;
-  baseUrl?: string;
+  base?: URL;
 }
 
 const NETWORK_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -90,7 +90,7 @@ export class ProxyService implements OnModuleDestroy {
     const fresh = await this.connections.fresh(call.environmentId, providerConfigKey, connectionId);
     const prepared = this.prepare(fresh);
     const url = upstreamUrl(
-      instructions.baseUrlOverride ?? (prepared.baseUrl ??= this.providerBase(fresh)),
+      instructions.baseUrlOverride ?? (prepared.base ??= parseBaseUrl(this.providerBase(fresh))),
       call.endpoint,
     );
     const attached = prepared.attached;

@@ -6,12 +6,8 @@ export class InvalidEndpointError extends DomainError {
   }
 }
 
-/**
- * Joins the base URL and the caller's endpoint (path and query as received) and proves the
- * result stays on the base URL's origin: absolute URLs, `//host`, backslashes and encoded forms
- * of them are refused rather than followed.
- */
-export function upstreamUrl(baseUrl: string, endpointWithQuery: string): URL {
+/** A base URL checked to be http or https (the proxy keeps one per connection). */
+export function parseBaseUrl(baseUrl: string): URL {
   let base: URL;
   try {
     base = new URL(baseUrl);
@@ -20,16 +16,28 @@ export function upstreamUrl(baseUrl: string, endpointWithQuery: string): URL {
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:')
     throw new InvalidEndpointError('the base URL must be http or https');
+  return base;
+}
+
+/**
+ * Joins the base URL and the caller's endpoint (path and query as received) and proves the
+ * result stays on the base URL's origin: absolute URLs, `//host`, backslashes and encoded forms
+ * of them are refused rather than followed.
+ */
+export function upstreamUrl(baseUrl: string | URL, endpointWithQuery: string): URL {
+  const base = typeof baseUrl === 'string' ? parseBaseUrl(baseUrl) : baseUrl;
   const queryStart = endpointWithQuery.indexOf('?');
   const path = queryStart < 0 ? endpointWithQuery : endpointWithQuery.slice(0, queryStart);
   const query = queryStart < 0 ? '' : endpointWithQuery.slice(queryStart);
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    throw new InvalidEndpointError('the path has a malformed percent-encoding');
+  let decoded = path;
+  if (path.includes('%')) {
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      throw new InvalidEndpointError('the path has a malformed percent-encoding');
+    }
   }
-  for (const candidate of [path, decoded]) {
+  for (const candidate of decoded === path ? [path] : [path, decoded]) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(candidate))
       throw new InvalidEndpointError('absolute URLs are not allowed, give a path');
     if (candidate.startsWith('/') || candidate.includes('\\'))

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { QuietConnection } from './quiet-connection';
 import { TEMPORAL_OPTIONS, type TemporalModuleOptions } from './temporal.options';
 
 /**
@@ -12,7 +13,7 @@ export class TemporalClientService implements OnApplicationShutdown {
   readonly client: Client;
 
   constructor(@Inject(TEMPORAL_OPTIONS) readonly options: TemporalModuleOptions) {
-    this.connection = Connection.lazy({ address: options.address });
+    this.connection = QuietConnection.lazy({ address: options.address });
     this.client = new Client({ connection: this.connection, namespace: options.namespace });
   }
 
