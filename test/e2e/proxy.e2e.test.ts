@@ -473,6 +473,68 @@ describe('proxy through the client', () => {
     expect(upstream.received.at(-1)?.body.equals(Buffer.concat(chunks))).toBe(true);
   });
 
+  it("answers with the caller's X-Request-Id, or a new one, on proxied and refused requests", async () => {
+    const headers = {
+      authorization: `Bearer ${app.devKey}`,
+      'connection-id': 'c',
+      'provider-config-key': 'kh',
+    };
+    const given = await fetch(`${app.url}/proxy/echo`, {
+      headers: { ...headers, 'x-request-id': 'proxy-request-1' },
+    });
+    expect(given.status).toBe(200);
+    expect(given.headers.get('x-request-id')).toBe('proxy-request-1');
+    const generated = await fetch(`${app.url}/proxy/echo`, { headers });
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const refused = await fetch(`${app.url}/proxy/echo`, {
+      headers: { ...headers, 'connection-id': 'nobody', 'x-request-id': 'proxy-request-2' },
+    });
+    expect(refused.status).toBe(404);
+    expect(refused.headers.get('x-request-id')).toBe('proxy-request-2');
+    expect(refused.headers.get('x-junction-error')).toBe('true');
+  });
+
+  it('reads the upstream only as fast as the caller, and stops when the caller goes away', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 7);
+    let written = 0;
+    let closed: (() => void) | undefined;
+    const upstreamClosed = new Promise<void>((resolve) => (closed = resolve));
+    upstream.on('/endless', (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      response.on('close', () => closed?.());
+      const more = (): void => {
+        while (!response.destroyed) {
+          written += chunk.length;
+          if (!response.write(chunk)) {
+            response.once('drain', more);
+            return;
+          }
+        }
+      };
+      more();
+    });
+    const controller = new AbortController();
+    const response = await fetch(`${app.url}/proxy/endless`, {
+      headers: {
+        authorization: `Bearer ${app.devKey}`,
+        'connection-id': 'c',
+        'provider-config-key': 'kh',
+      },
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    // The caller stops reading: socket buffers fill and the upstream is paused, not drained.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const writtenWhilePaused = written;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(written).toBe(writtenWhilePaused);
+    expect(written).toBeLessThan(64 * 1024 * 1024);
+    controller.abort();
+    await upstreamClosed;
+  });
+
   it('proxies HEAD, OPTIONS, PUT and DELETE as well', async () => {
     const headers = {
       authorization: `Bearer ${app.devKey}`,
