@@ -151,6 +151,15 @@ describe('record JSON', () => {
     });
   });
 
+  it("replaces a record's own top-level _service_metadata with ours, keeping nested ones", () => {
+    const parsed = JSON.parse(
+      recordJson(row('{"id":"b","_service_metadata":"theirs","n":{"_service_metadata":1}}')),
+    ) as { id: string; n: unknown; _service_metadata: { last_action: string } };
+    expect(parsed.id).toBe('b');
+    expect(parsed.n).toEqual({ _service_metadata: 1 });
+    expect(parsed._service_metadata.last_action).toBe('ADDED');
+  });
+
   it('handles an empty record and a deleted one', () => {
     expect(JSON.parse(recordJson(row('{}', '2024-05-03T00:00:00.000000Z')))).toMatchObject({
       _service_metadata: { deleted_at: '2024-05-03T00:00:00.000000Z', last_action: 'DELETED' },

@@ -51,16 +51,19 @@ const FIND_STORED = `
          r.deleted_at IS NOT NULL AS deleted, r.seen_run_id IS NOT DISTINCT FROM $4::bigint AS seen
   FROM ${LOOKUP('$3', false)}`;
 
+/** The rows of a batch: ids, hashes and the JSON texts in one parameter (see RECORD_SEPARATOR). */
+const INSERT_BATCH = `
+  INSERT INTO records AS r (connection_id, model, external_id, data, hash, first_seen_at,
+                            last_modified_at, deleted_at, last_action, sync_run_id, seen_run_id)
+  SELECT $1::integer, $2::text, x.external_id, x.data::json, x.hash, now(), now(), NULL, 'ADDED', $3::bigint, $3::bigint
+  FROM unnest($4::text[], $5::text[], string_to_array($6, E'\\x1e')) AS x(external_id, hash, data)`;
+
 /*
  * New and changed records in one statement. A live record with the same hash is left alone
  * (a concurrent save of the same content got there first). A record changed again by the run
  * that added it stays ADDED; a deleted record saved again is ADDED anew.
  */
-const UPSERT = `
-  INSERT INTO records AS r (connection_id, model, external_id, data, hash, first_seen_at,
-                            last_modified_at, deleted_at, last_action, sync_run_id, seen_run_id)
-  SELECT $1::integer, $2::text, x.external_id, x.data::jsonb, x.hash, now(), now(), NULL, 'ADDED', $3::bigint, $3::bigint
-  FROM unnest($4::text[], $5::text[], string_to_array($6, E'\\x1e')) AS x(external_id, hash, data)
+const UPSERT = `${INSERT_BATCH}
   ON CONFLICT (connection_id, model, external_id) DO UPDATE SET
     data = EXCLUDED.data,
     hash = EXCLUDED.hash,
@@ -75,9 +78,15 @@ const UPSERT = `
   WHERE r.hash <> EXCLUDED.hash OR r.deleted_at IS NOT NULL
   RETURNING r.external_id AS "externalId", (r.xmax = 0) AS inserted`;
 
+/** PostgreSQL's error code for a duplicate key. */
+const UNIQUE_VIOLATION = '23505';
+
 const MARK_SEEN = 'UPDATE records SET seen_run_id = $2 WHERE id = ANY($1::bigint[])';
 
-/** Shallow merge into live records; a merge that changes nothing writes nothing. */
+/**
+ * Shallow merge into live records (stored as `json` text, merged as jsonb); a merge that changes
+ * nothing writes nothing.
+ */
 const MERGE = `
   WITH p AS MATERIALIZED (
     SELECT r.id, x.external_id, x.patch::jsonb AS patch
@@ -89,13 +98,13 @@ const MERGE = `
     ) r
   ), u AS (
     UPDATE records AS t SET
-      data = t.data || p.patch,
-      hash = md5((t.data || p.patch)::text),
+      data = (t.data::jsonb || p.patch)::json,
+      hash = md5((t.data::jsonb || p.patch)::text),
       last_modified_at = now(),
       last_action = CASE WHEN t.last_action = 'ADDED' AND t.sync_run_id = $3 THEN 'ADDED' ELSE 'UPDATED' END,
       sync_run_id = $3
     FROM p
-    WHERE t.id = p.id AND t.data <> t.data || p.patch
+    WHERE t.id = p.id AND t.data::jsonb <> t.data::jsonb || p.patch
     RETURNING t.id
   )
   SELECT COALESCE((SELECT array_agg(external_id) FROM p), '{}') AS found,
@@ -154,15 +163,30 @@ export class RecordsRepository {
     records: readonly RecordToWrite[],
     runId: string | null,
   ): Promise<Array<{ externalId: string; inserted: boolean }>> {
-    const result = await this.pool.query<{ externalId: string; inserted: boolean }>(UPSERT, [
-      connectionId,
-      model,
-      runId,
-      records.map((record) => record.externalId),
-      records.map((record) => record.hash),
-      records.map((record) => record.json).join(RECORD_SEPARATOR),
-    ]);
+    const result = await this.pool.query<{ externalId: string; inserted: boolean }>(
+      UPSERT,
+      batchParameters(connectionId, model, records, runId),
+    );
     return result.rows;
+  }
+
+  /**
+   * Inserts a batch of records none of which is stored yet (deleted ones count as stored), in
+   * one plain INSERT; false, and nothing written, when one of them is stored after all.
+   */
+  async insertAll(
+    connectionId: number,
+    model: string,
+    records: readonly RecordToWrite[],
+    runId: string | null,
+  ): Promise<boolean> {
+    try {
+      await this.pool.query(INSERT_BATCH, batchParameters(connectionId, model, records, runId));
+      return true;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return false;
+      throw error;
+    }
   }
 
   async markSeen(rowIds: readonly string[], runId: string): Promise<void> {
@@ -212,4 +236,20 @@ export class RecordsRepository {
   async runChanges(connectionId: number, runId: string): Promise<ChangeCount[]> {
     return (await this.pool.query<ChangeCount>(RUN_CHANGES, [connectionId, runId])).rows;
   }
+}
+
+function batchParameters(
+  connectionId: number,
+  model: string,
+  records: readonly RecordToWrite[],
+  runId: string | null,
+): unknown[] {
+  return [
+    connectionId,
+    model,
+    runId,
+    records.map((record) => record.externalId),
+    records.map((record) => record.hash),
+    records.map((record) => record.json).join(RECORD_SEPARATOR),
+  ];
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { InvalidRequestError } from '../common/errors/domain-error';
 import {
   RECORD_SEPARATOR,
@@ -30,7 +31,6 @@ export interface ModelChanges {
 }
 
 interface Classified {
-  readonly unique: readonly PreparedRecord[];
   readonly toWrite: readonly RecordToWrite[];
   /** External ids of deleted records this batch brings back. */
   readonly revived: ReadonlySet<string>;
@@ -47,6 +47,14 @@ const OBJECT_START = 0x7b; // "{"
  */
 @Injectable()
 export class RecordsService {
+  /**
+   * Per (connection, model): whether its last batch held only new records. Such a model's next
+   * batch is tried as one plain INSERT, without looking its records up first (an initial sync);
+   * when one of them turns out to be stored, nothing is written and the batch takes the usual
+   * way: look up, then write only new and changed records (unchanged ones are never sent).
+   */
+  private readonly allNew = new LRUCache<string, boolean>({ max: 10_000 });
+
   constructor(private readonly records: RecordsRepository) {}
 
   /**
@@ -61,13 +69,35 @@ export class RecordsService {
     runId: string | null;
     trackSeen: boolean;
   }): Promise<BatchCounts> {
+    const unique = lastOccurrences(input.records);
+    if (unique.length === 0) return { added: 0, updated: 0, unchanged: 0 };
+    const key = `${input.connectionId}\u0000${input.model}`;
+    const counts =
+      this.allNew.get(key) &&
+      (await this.records.insertAll(
+        input.connectionId,
+        input.model,
+        unique.map(recordToWrite),
+        input.runId,
+      ))
+        ? { added: unique.length, updated: 0, unchanged: 0 }
+        : await this.saveStored(input, unique);
+    this.allNew.set(key, counts.added === unique.length);
+    return counts;
+  }
+
+  /** Looks the records up, then writes the new and changed ones and marks the unchanged seen. */
+  private async saveStored(
+    input: { connectionId: number; model: string; runId: string | null; trackSeen: boolean },
+    unique: readonly PreparedRecord[],
+  ): Promise<BatchCounts> {
     const classified = await this.classifyBatch(
       input.connectionId,
       input.model,
-      input.records,
+      unique,
       input.runId,
     );
-    const counts: BatchCounts = { added: 0, updated: 0, unchanged: classified.unique.length };
+    const counts: BatchCounts = { added: 0, updated: 0, unchanged: unique.length };
     if (classified.toWrite.length > 0) {
       const written = await this.records.upsert(
         input.connectionId,
@@ -92,7 +122,8 @@ export class RecordsService {
     model: string;
     records: readonly PreparedRecord[];
   }): Promise<BatchCounts> {
-    return (await this.classifyBatch(input.connectionId, input.model, input.records, null)).counts;
+    const unique = lastOccurrences(input.records);
+    return (await this.classifyBatch(input.connectionId, input.model, unique, null)).counts;
   }
 
   /**
@@ -165,10 +196,9 @@ export class RecordsService {
   private async classifyBatch(
     connectionId: number,
     model: string,
-    records: readonly PreparedRecord[],
+    unique: readonly PreparedRecord[],
     runId: string | null,
   ): Promise<Classified> {
-    const unique = lastOccurrences(records);
     const stored =
       unique.length === 0
         ? []
@@ -193,9 +223,9 @@ export class RecordsService {
       if (!row || row.deleted) counts.added += 1;
       else counts.updated += 1;
       if (row?.deleted) revived.add(record.id);
-      toWrite.push({ externalId: record.id, json: record.json, hash: record.hash });
+      toWrite.push(recordToWrite(record));
     }
-    return { unique, toWrite, revived, unseenRowIds, counts };
+    return { toWrite, revived, unseenRowIds, counts };
   }
 }
 
@@ -210,6 +240,10 @@ function lastOccurrences(records: readonly PreparedRecord[]): PreparedRecord[] {
     byId.set(record.id, record);
   }
   return [...byId.values()].sort((a, b) => compareIds(a.id, b.id));
+}
+
+function recordToWrite(record: PreparedRecord): RecordToWrite {
+  return { externalId: record.id, json: record.json, hash: record.hash };
 }
 
 function checkRecord(record: PreparedRecord): void {

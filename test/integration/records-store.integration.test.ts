@@ -104,6 +104,50 @@ describe('records store', () => {
     expect(after.get('c')?.last_action).toBe('ADDED');
   });
 
+  it('classifies a mixed batch alike after a batch of only new records (tried as one plain insert first) and after an unchanged one (looked up first)', async () => {
+    const first = ['a', 'b', 'c', 'd'].map((id) => prepared(id, { v: 1 }));
+    const mixed = [
+      prepared('a', { v: 1 }),
+      prepared('b', { v: 2 }),
+      prepared('d', { v: 1 }),
+      prepared('e', { v: 1 }),
+    ];
+    const outcomes = [];
+    for (const savedTwice of [false, true]) {
+      const model = newModel();
+      expect(await save(model, first, '30', true)).toEqual({ added: 4, updated: 0, unchanged: 0 });
+      if (savedTwice)
+        expect(await save(model, first, '30', true)).toEqual({
+          added: 0,
+          updated: 0,
+          unchanged: 4,
+        });
+      await records.deleteBatch({ connectionId, model, ids: ['d'], runId: '31' });
+      expect(await save(model, mixed, '32', true)).toEqual({ added: 2, updated: 1, unchanged: 1 });
+      const rows = await stored(model);
+      // One batch, one instant: what it inserted and what it updated share last_modified_at.
+      expect(rows.get('e')?.last_modified_at).toBe(rows.get('b')?.last_modified_at);
+      outcomes.push(
+        [...rows.values()]
+          .sort((left, right) => left.external_id.localeCompare(right.external_id))
+          .map((stored) => [
+            stored.external_id,
+            stored.last_action,
+            stored.seen_run_id,
+            stored.data,
+          ]),
+      );
+    }
+    expect(outcomes[0]).toEqual([
+      ['a', 'ADDED', '32', { id: 'a', v: 1 }],
+      ['b', 'UPDATED', '32', { id: 'b', v: 2 }],
+      ['c', 'ADDED', '30', { id: 'c', v: 1 }],
+      ['d', 'ADDED', '32', { id: 'd', v: 1 }],
+      ['e', 'ADDED', '32', { id: 'e', v: 1 }],
+    ]);
+    expect(outcomes[1]).toEqual(outcomes[0]);
+  });
+
   it('keeps the last occurrence of an id within a batch', async () => {
     const model = newModel();
     const counts = await save(
