@@ -26,6 +26,20 @@ export interface RecordToWrite {
   readonly hash: string;
 }
 
+/** A live record's stored JSON, as `merge` reads it. */
+export interface StoredJson {
+  readonly externalId: string;
+  readonly rowId: string;
+  readonly json: string;
+}
+
+/** What `merge` writes back for one record. */
+export interface MergedRecord {
+  readonly rowId: string;
+  readonly json: string;
+  readonly hash: string;
+}
+
 export interface ChangeCount {
   readonly model: string;
   readonly lastAction: 'ADDED' | 'UPDATED' | 'DELETED';
@@ -83,32 +97,26 @@ const UNIQUE_VIOLATION = '23505';
 
 const MARK_SEEN = 'UPDATE records SET seen_run_id = $2 WHERE id = ANY($1::bigint[])';
 
-/**
- * Shallow merge into live records (stored as `json` text, merged as jsonb); a merge that changes
- * nothing writes nothing.
- */
-const MERGE = `
-  WITH p AS MATERIALIZED (
-    SELECT r.id, x.external_id, x.patch::jsonb AS patch
-    FROM unnest($4::text[], string_to_array($5, E'\\x1e')) AS x(external_id, patch)
-    CROSS JOIN LATERAL (
-      SELECT id FROM records
-      WHERE connection_id = $1 AND model = $2 AND external_id = x.external_id AND deleted_at IS NULL
-      LIMIT 1
-    ) r
-  ), u AS (
-    UPDATE records AS t SET
-      data = (t.data::jsonb || p.patch)::json,
-      hash = md5((t.data::jsonb || p.patch)::text),
-      last_modified_at = now(),
-      last_action = CASE WHEN t.last_action = 'ADDED' AND t.sync_run_id = $3 THEN 'ADDED' ELSE 'UPDATED' END,
-      sync_run_id = $3
-    FROM p
-    WHERE t.id = p.id AND t.data::jsonb <> t.data::jsonb || p.patch
-    RETURNING t.id
-  )
-  SELECT COALESCE((SELECT array_agg(external_id) FROM p), '{}') AS found,
-         (SELECT count(*) FROM u)::int AS updated`;
+/** Live records of a batch of ids, locked until the merge written for them commits. */
+const LOCK_FOR_MERGE = `
+  SELECT k.external_id AS "externalId", r.id::text AS "rowId", r.data::text AS json
+  FROM unnest($3::text[]) AS k(external_id)
+  CROSS JOIN LATERAL (
+    SELECT id, data FROM records
+    WHERE connection_id = $1 AND model = $2 AND external_id = k.external_id AND deleted_at IS NULL
+    LIMIT 1
+    FOR UPDATE
+  ) r`;
+
+const WRITE_MERGED = `
+  UPDATE records AS t SET
+    data = x.data::json,
+    hash = x.hash,
+    last_modified_at = now(),
+    last_action = CASE WHEN t.last_action = 'ADDED' AND t.sync_run_id = $1 THEN 'ADDED' ELSE 'UPDATED' END,
+    sync_run_id = $1
+  FROM unnest($2::bigint[], $3::text[], string_to_array($4, E'\\x1e')) AS x(id, hash, data)
+  WHERE t.id = x.id`;
 
 const DELETE_SOME = `
   UPDATE records SET deleted_at = now(), last_modified_at = now(), last_action = 'DELETED', sync_run_id = $4
@@ -193,20 +201,42 @@ export class RecordsRepository {
     await this.pool.query(MARK_SEEN, [rowIds, runId]);
   }
 
+  /**
+   * Locks the live records of `externalIds`, hands their stored JSON to `merge`, and writes what
+   * it returns, in one transaction: a concurrent save cannot slip in between read and write.
+   * Returns the ids found.
+   */
   async merge(
     connectionId: number,
     model: string,
-    patches: ReadonlyArray<{ readonly externalId: string; readonly json: string }>,
+    externalIds: readonly string[],
     runId: string | null,
-  ): Promise<{ found: string[]; updated: number }> {
-    const result = await this.pool.query<{ found: string[]; updated: number }>(MERGE, [
-      connectionId,
-      model,
-      runId,
-      patches.map((patch) => patch.externalId),
-      patches.map((patch) => patch.json).join(RECORD_SEPARATOR),
-    ]);
-    return result.rows[0] ?? { found: [], updated: 0 };
+    merge: (stored: readonly StoredJson[]) => readonly MergedRecord[],
+  ): Promise<string[]> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const stored = (
+        await client.query<StoredJson>(LOCK_FOR_MERGE, [connectionId, model, externalIds])
+      ).rows;
+      const merged = merge(stored);
+      if (merged.length > 0) {
+        await client.query(WRITE_MERGED, [
+          runId,
+          merged.map((record) => record.rowId),
+          merged.map((record) => record.hash),
+          merged.map((record) => record.json).join(RECORD_SEPARATOR),
+        ]);
+      }
+      await client.query('COMMIT');
+      return stored.map((row) => row.externalId);
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => (broken = true));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   }
 
   async delete(

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { InvalidRequestError } from '../common/errors/domain-error';
+import { contentHash } from './content-hash';
 import {
   RECORD_SEPARATOR,
   RecordsRepository,
@@ -127,8 +128,10 @@ export class RecordsService {
   }
 
   /**
-   * Shallow-merges the given fields into live records (jsonb `||`); the new hash is computed by
-   * PostgreSQL. `missing`: ids with no live record. A merge that changes nothing is not counted.
+   * Shallow-merges the given fields into live records: the stored JSON's keys keep their order
+   * and new ones follow, and the new text is hashed as saved records are, so the merged record
+   * saved again with the same content is unchanged. `missing`: ids with no live record. A merge
+   * that changes nothing writes nothing and is not counted.
    */
   async updateBatch(input: {
     connectionId: number;
@@ -136,19 +139,30 @@ export class RecordsService {
     records: readonly { id: string; json: string }[];
     runId: string | null;
   }): Promise<{ updated: number; missing: string[] }> {
-    const patches = mergeDuplicatePatches(input.records);
-    if (patches.length === 0) return { updated: 0, missing: [] };
-    const { found, updated } = await this.records.merge(
+    const patches = new Map(
+      mergeDuplicatePatches(input.records).map((patch) => [patch.externalId, patch.json]),
+    );
+    if (patches.size === 0) return { updated: 0, missing: [] };
+    let updated = 0;
+    const found = await this.records.merge(
       input.connectionId,
       input.model,
-      patches,
+      [...patches.keys()],
       input.runId,
+      (stored) => {
+        const merged = stored.flatMap((row) => {
+          const json = JSON.stringify({
+            ...(JSON.parse(row.json) as object),
+            ...(JSON.parse(patches.get(row.externalId) ?? '{}') as object),
+          });
+          return json === row.json ? [] : [{ rowId: row.rowId, json, hash: contentHash(json) }];
+        });
+        updated = merged.length;
+        return merged;
+      },
     );
     const present = new Set(found);
-    return {
-      updated,
-      missing: patches.map((patch) => patch.externalId).filter((id) => !present.has(id)),
-    };
+    return { updated, missing: [...patches.keys()].filter((id) => !present.has(id)) };
   }
 
   /** Marks live records deleted; unknown or already deleted ids are no-ops. */

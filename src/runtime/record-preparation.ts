@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { contentHash } from '../records/content-hash';
 import type { PreparedRecord } from './script-protocol';
 
 /** The part of a zod schema the runtime uses (the bundle brings its own zod, in another realm). */
@@ -51,10 +51,6 @@ function parsed(
   throw new RecordValidationError(
     `${operation}(${model}): record ${index}${describeId(record)} does not match the model: ${issues}`,
   );
-}
-
-export function contentHash(json: string): string {
-  return createHash('sha256').update(json).digest('base64url');
 }
 
 /** Validates records against their model, serialises each once and hashes the text. */

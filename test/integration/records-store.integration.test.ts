@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source-options';
+import { contentHash } from '../../src/records/content-hash';
 import { RecordsRepository } from '../../src/records/records.repository';
 import { type PreparedRecord, RecordsService } from '../../src/records/records.service';
 import { createTestDatabase, queryDatabase, type TestDatabase } from '../harness/databases';
@@ -297,6 +298,34 @@ describe('records store', () => {
         runId: '72',
       }),
     ).toEqual({ updated: 0, missing: [] });
+  });
+
+  it('keeps key order and hashes a merge as a save would: the merged record saved again is unchanged', async () => {
+    const model = newModel();
+    const saved = (fields: Record<string, unknown>): PreparedRecord => {
+      const json = JSON.stringify({ id: 'h1', ...fields });
+      return { id: 'h1', json, hash: contentHash(json) };
+    };
+    await save(model, [saved({ title: 'a', size: 1 })], '73');
+    await records.updateBatch({
+      connectionId,
+      model,
+      records: [{ id: 'h1', json: '{"size":2,"label":"x"}' }],
+      runId: '74',
+    });
+    const [text] = await queryDatabase<{ data: string }>(
+      database.url,
+      'SELECT data::text AS data FROM records WHERE connection_id = $1 AND model = $2',
+      [connectionId, model],
+    );
+    expect(text?.data).toBe('{"id":"h1","title":"a","size":2,"label":"x"}');
+    // The next run fetches the record as the merge left it: nothing to write.
+    expect(await save(model, [saved({ title: 'a', size: 2, label: 'x' })], '75')).toEqual({
+      added: 0,
+      updated: 0,
+      unchanged: 1,
+    });
+    expect((await row(model, 'h1')).sync_run_id).toBe('74');
   });
 
   it('refuses a record that is not a JSON object', async () => {
