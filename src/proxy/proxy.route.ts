@@ -120,7 +120,12 @@ export function proxyRequestListener(dependencies: ProxyRouteDependencies): Prox
       });
       return;
     }
-    response.writeHead(answer.status, headers);
+    try {
+      response.writeHead(answer.status, headers);
+    } catch (error) {
+      answer.body.destroy(); // Node refused an upstream header: release the upstream call too
+      throw error;
+    }
     pipeline(answer.body, response, (error) => {
       // A stream cut off after the status line went out can only end the connection.
       if (error) logger.warn({ requestId: id, err: error.message }, 'Proxied body cut off');

@@ -180,7 +180,8 @@ export class ProxyService implements OnModuleDestroy {
     resetHeader: string | undefined,
   ): Promise<UpstreamResponse> {
     const timeout = this.config.proxy.timeoutMs;
-    // The agent's own dispatch: no URL re-parsing or Request object per call (hot path).
+    // undici dispatch with our own handler (upstream-call.ts): no URL re-parsing, response stream
+    // or body mixin per call (hot path).
     const once = (): Promise<UpstreamResponse> =>
       callUpstream(
         this.agent,
