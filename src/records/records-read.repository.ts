@@ -12,11 +12,10 @@ const timestampText = (column: string): string =>
   `to_char(${column} AT TIME ZONE 'UTC', '${CURSOR_TIMESTAMP_FORMAT}')`;
 
 /**
- * A record's columns for `recordJson` (record-json.ts): PostgreSQL sends the record's stored text
- * as it is and formats the timestamps; Node appends `_service_metadata` by concatenation. Building the whole
- * JSON here measured slower (jsonb merge, base64 and `left()` of each text: 44k against 80k+
- * records/s end to end).
- * Output names differ from the table's: ORDER BY would sort by an output column of the same
+ * A record's columns for `recordJson` (record-json.ts): PostgreSQL sends the record's stored
+ * text as it is and formats the timestamps; Node appends `_service_metadata` by concatenation.
+ * Building the whole JSON here measured slower (jsonb merge, base64 and `left()` of each text:
+ * 44k against 80k+ records/s end to end). Output names differ from the table's: ORDER BY would sort by an output column of the same
  * name (the id as text) instead of the table's.
  */
 const RECORD_COLUMNS = `
