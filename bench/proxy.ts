@@ -68,6 +68,20 @@ const RSS_BASELINE_MS = 1_000;
 const BIG_TIMEOUT_MS = 180_000;
 /** nginx worker processes: 1 by default, like the one JavaScript thread of one service process. */
 const NGINX_WORKERS = process.env.BENCH_NGINX_WORKERS ?? '1';
+/** The services measured, one per LOG_LEVEL (BENCH_LOG_LEVELS, comma-separated). */
+const LOG_LEVELS = (process.env.BENCH_LOG_LEVELS ?? 'info,warn')
+  .split(',')
+  .map((level) => level.trim());
+/** wrk: seconds per run, and interleaved rounds at concurrency 64 (the median round counts). */
+const WRK_SECONDS = 6;
+const WRK_ROUNDS = 3;
+/**
+ * Which measurements run (BENCH_PROXY_PARTS, comma-separated; all by default): `node` (the Node
+ * client at concurrency 1 and 64), `wrk`, `big` (streaming 200 MiB). Quicker runs while tuning.
+ */
+const PARTS = new Set(
+  (process.env.BENCH_PROXY_PARTS ?? 'node,wrk,big').split(',').map((part) => part.trim()),
+);
 
 /** Targets of the issue. */
 const TARGET_ADDED_MS = 0.5;
@@ -630,7 +644,9 @@ async function measureConcurrent(targets: Target[], upstream: Upstream): Promise
 interface WrkMeasured {
   readonly target: Target;
   readonly sequential: WrkResult;
+  /** The median of the concurrency-64 rounds, by req/s. */
   readonly concurrent: WrkResult;
+  readonly rounds: readonly WrkResult[];
 }
 
 /** A Lua table literal of `headers`, for wrk's request script. */
@@ -640,9 +656,10 @@ const luaTable = (headers: Record<string, string>): string =>
     .join(', ')} }`;
 
 /**
- * The same GET /item loads from wrk: per target, one connection for CONCURRENT_SECONDS, then
- * CONCURRENCY connections for as long. Every response must be 2xx and the upstream must have
- * served exactly as many /item requests as wrk completed (plus those cut off at the end).
+ * The same GET /item loads from wrk: per target, one connection for WRK_SECONDS, then
+ * WRK_ROUNDS interleaved rounds of CONCURRENCY connections for as long. Every response must be
+ * 2xx and the upstream must have served exactly as many /item requests as wrk completed (plus
+ * those cut off at the end).
  */
 async function measureWithWrk(
   wrk: string,
@@ -650,49 +667,62 @@ async function measureWithWrk(
   upstream: Upstream,
   workDir: string,
 ): Promise<WrkMeasured[]> {
-  const results: WrkMeasured[] = [];
-  for (const target of targets) {
-    const runs: WrkResult[] = [];
-    for (const connections of [1, CONCURRENCY]) {
-      const name = `${target.name}, wrk, concurrency ${connections}`;
-      log(`${name}: ${CONCURRENT_SECONDS} s`);
-      let result: WrkResult | undefined;
-      // wrk stops with requests in flight; a proxy may still forward them after wrk closed its
-      // connections: let them land before counting this phase's /item requests.
-      await sleep(1_000);
-      const delta = await upstreamDelta(upstream, async () => {
-        result = await phase(name, () =>
-          runWrk({
-            wrk,
-            baseUrl: target.origin,
-            connections,
-            seconds: CONCURRENT_SECONDS,
-            requestLua: `local headers = ${luaTable(target.headers)}\nrequest = function() return wrk.format("GET", ${JSON.stringify(target.itemPath)}, headers) end`,
-            scriptFile: wrkScriptFile(workDir, 'proxy-item'),
-            label: target.name,
-            servicePid: target.servicePid,
-          }),
-        );
-      });
-      if (!result) throw new Error(`${name}: no result`);
-      if (result.failedStatus > 0 || result.socketErrors > 0)
-        throw new Error(
-          `${name}: ${result.failedStatus} responses of 400 or more, ${result.socketErrors} socket errors`,
-        );
-      // wrk stops with requests in flight: the upstream may have served up to `connections` more.
-      if (
-        delta.items < result.row.summary.count ||
-        delta.items > result.row.summary.count + connections
-      )
-        throw new Error(
-          `${name}: the upstream served ${delta.items} /item for ${result.row.summary.count} completed requests`,
-        );
-      runs.push(result);
-    }
-    const [sequential, concurrent] = runs as [WrkResult, WrkResult];
-    results.push({ target, sequential, concurrent });
+  const run = async (target: Target, connections: number, label: string): Promise<WrkResult> => {
+    const name = `${target.name}, wrk, concurrency ${connections}${label}`;
+    log(`${name}: ${WRK_SECONDS} s`);
+    let result: WrkResult | undefined;
+    // wrk stops with requests in flight; a proxy may still forward them after wrk closed its
+    // connections: let them land before counting this phase's /item requests.
+    await sleep(1_000);
+    const delta = await upstreamDelta(upstream, async () => {
+      result = await phase(name, () =>
+        runWrk({
+          wrk,
+          baseUrl: target.origin,
+          connections,
+          seconds: WRK_SECONDS,
+          requestLua: `local headers = ${luaTable(target.headers)}\nrequest = function() return wrk.format("GET", ${JSON.stringify(target.itemPath)}, headers) end`,
+          scriptFile: wrkScriptFile(workDir, 'proxy-item'),
+          label: target.name,
+          servicePid: target.servicePid,
+        }),
+      );
+    });
+    if (!result) throw new Error(`${name}: no result`);
+    if (result.failedStatus > 0 || result.socketErrors > 0)
+      throw new Error(
+        `${name}: ${result.failedStatus} responses of 400 or more, ${result.socketErrors} socket errors`,
+      );
+    // wrk stops with requests in flight: the upstream may have served up to `connections` more.
+    if (
+      delta.items < result.row.summary.count ||
+      delta.items > result.row.summary.count + connections
+    )
+      throw new Error(
+        `${name}: the upstream served ${delta.items} /item for ${result.row.summary.count} completed requests`,
+      );
+    return result;
+  };
+
+  const sequential = new Map<Target, WrkResult>();
+  for (const target of targets) sequential.set(target, await run(target, 1, ''));
+  // Concurrency 64 in interleaved rounds, so a drift in the machine's speed (another tenant, a
+  // warmer cache) touches every target alike; each target's figure is its median round.
+  const rounds = new Map<Target, WrkResult[]>(targets.map((target) => [target, []]));
+  for (let round = 1; round <= WRK_ROUNDS; round++) {
+    for (const target of targets)
+      rounds.get(target)!.push(await run(target, CONCURRENCY, `, round ${round}`));
   }
-  return results;
+  return targets.map((target) => {
+    const all = rounds.get(target)!;
+    const sorted = [...all].sort((a, b) => a.row.perSecond - b.row.perSecond);
+    return {
+      target,
+      sequential: sequential.get(target)!,
+      concurrent: sorted[Math.floor((sorted.length - 1) / 2)]!,
+      rounds: all,
+    };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -912,15 +942,20 @@ async function main(): Promise<void> {
     admin = undefined;
     await adminClient.end();
   });
-  const services: Array<{ level: string; api: ApiService }> = [];
-  for (const level of ['info', 'warn']) {
+  const services: Array<{ level: string; name: string; api: ApiService }> = [];
+  for (const [index, level] of LOG_LEVELS.entries()) {
+    // The same level twice (an A/A comparison) gets numbered names.
+    const name =
+      LOG_LEVELS.indexOf(level) === LOG_LEVELS.lastIndexOf(level)
+        ? level
+        : `${level} #${index + 1}`;
     const api = await startApi(
-      `junction api (LOG_LEVEL=${level})`,
+      `junction api (LOG_LEVEL=${name})`,
       { ...env, LOG_LEVEL: level },
-      join(workDir, `api-${level}.log`),
+      join(workDir, `api-${index + 1}-${level}.log`),
     );
     if (services.length === 0) await setUpJunction(api.baseUrl, secretKey, upstream.port);
-    services.push({ level, api });
+    services.push({ level, name, api });
   }
 
   const callerHeaders = {
@@ -953,11 +988,11 @@ async function main(): Promise<void> {
       rssWhat: 'nginx worker',
     });
   }
-  for (const { level, api } of services) {
+  for (const { name, api } of services) {
     const pid = api.service.child.pid;
     if (pid === undefined) throw new Error('The service has no pid');
     targets.push({
-      name: `Junction, LOG_LEVEL=${level}`,
+      name: `Junction, LOG_LEVEL=${name}`,
       origin: api.baseUrl,
       itemPath: '/proxy/item',
       bigPath: '/proxy/big',
@@ -979,20 +1014,20 @@ async function main(): Promise<void> {
     }
   }
 
-  const sequentialResults = await measureSequential(targets, upstream);
-  const concurrentResults = await measureConcurrent(targets, upstream);
-  const wrkFound = debianTool('wrk', 'wrk');
+  const sequentialResults = PARTS.has('node') ? await measureSequential(targets, upstream) : [];
+  const concurrentResults = PARTS.has('node') ? await measureConcurrent(targets, upstream) : [];
+  const wrkFound = PARTS.has('wrk') ? debianTool('wrk', 'wrk') : { note: 'wrk: not run' };
   notes.push(wrkFound.note);
   const wrkResults = wrkFound.path
     ? await measureWithWrk(wrkFound.path, targets, upstream, workDir)
     : [];
   const bigResults: BigResult[] = [];
-  for (const target of targets) {
+  for (const target of PARTS.has('big') ? targets : []) {
     log(`GET ${target.bigPath} through ${target.name}: ${BIG_BYTES / MB} MiB`);
     bigResults.push(await phase(`${target.name}, /big`, () => streamBig(target)));
   }
 
-  const logLines = services.map(({ level, api }) => ({ level, lines: requestLines(api) }));
+  const logLines = services.map(({ name, api }) => ({ level: name, lines: requestLines(api) }));
   for (const { api } of services) await api.stop();
 
   // -------------------------------------------------------------------------------------------
@@ -1011,108 +1046,113 @@ async function main(): Promise<void> {
       `(upstream keepalive 64), and through Junction's GET /proxy/item (API_KEY connection, ` +
       `Authorization: Bearer \${apiKey}). All on 127.0.0.1.\n`,
   );
-  process.stdout.write(
-    `\nSequential (concurrency 1, one keep-alive connection per target; ${ROUNDS} interleaved rounds of ` +
-      `${REQUESTS_PER_ROUND}, after ${FIRST_WARMUP_REQUESTS} warm-up in the first and ${ROUND_WARMUP_REQUESTS} ` +
-      `in each later round), latency in ms:\n`,
-  );
-  printTable([
-    ['', 'requests', 'min', 'median', 'p90', 'p99', 'max', 'req/s', 'added median vs direct'],
-    ...sequentialResults.map((result) => {
-      const summary = summarize(result.latencies);
-      return [
-        result.target.name,
-        ...latencyCells(summary),
-        fixed((result.latencies.length * 1000) / result.elapsedMs, 0),
-        result === sequentialDirect ? '-' : fixed(summary.median - directMedian, 3),
-      ];
-    }),
-  ]);
-
   const concurrentDirect = direct(concurrentResults);
   const concurrentNginx = nginxOf(concurrentResults);
   const perSecond = (result: Measured | undefined): number =>
     result ? (result.latencies.length * 1000) / result.elapsedMs : Number.NaN;
-  process.stdout.write(
-    `\nConcurrency ${CONCURRENCY} for ${CONCURRENT_SECONDS} s (${CONCURRENCY} keep-alive connections, after ` +
-      `${CONCURRENT_WARMUP_ROUNDS} unmeasured rounds), latency in ms:\n`,
-  );
-  printTable([
-    ['', 'requests', 'min', 'median', 'p90', 'p99', 'max', 'req/s', 'vs direct', 'vs nginx'],
-    ...concurrentResults.map((result) => [
-      result.target.name,
-      ...latencyCells(summarize(result.latencies)),
-      fixed(perSecond(result), 0),
-      fixed(perSecond(result) / perSecond(concurrentDirect)),
-      concurrentNginx ? fixed(perSecond(result) / perSecond(concurrentNginx)) : '-',
-    ]),
-  ]);
+  if (sequentialResults.length > 0) {
+    process.stdout.write(
+      `\nSequential (concurrency 1, one keep-alive connection per target; ${ROUNDS} interleaved rounds of ` +
+        `${REQUESTS_PER_ROUND}, after ${FIRST_WARMUP_REQUESTS} warm-up in the first and ${ROUND_WARMUP_REQUESTS} ` +
+        `in each later round), latency in ms:\n`,
+    );
+    printTable([
+      ['', 'requests', 'min', 'median', 'p90', 'p99', 'max', 'req/s', 'added median vs direct'],
+      ...sequentialResults.map((result) => {
+        const summary = summarize(result.latencies);
+        return [
+          result.target.name,
+          ...latencyCells(summary),
+          fixed((result.latencies.length * 1000) / result.elapsedMs, 0),
+          result === sequentialDirect ? '-' : fixed(summary.median - directMedian, 3),
+        ];
+      }),
+    ]);
 
-  process.stdout.write(
-    `\nCPU ms per request and busy share (of one core; the machine has 2), same runs. ` +
-      `proxy: the nginx master and workers, or the service process (all threads):\n`,
-  );
-  printTable([
-    CPU_HEADER,
-    ...sequentialResults.map((result) => cpuRow(`${result.target.name}, c=1`, result)),
-    ...concurrentResults.map((result) => cpuRow(`${result.target.name}, c=${CONCURRENCY}`, result)),
-  ]);
+    process.stdout.write(
+      `\nConcurrency ${CONCURRENCY} for ${CONCURRENT_SECONDS} s (${CONCURRENCY} keep-alive connections, after ` +
+        `${CONCURRENT_WARMUP_ROUNDS} unmeasured rounds), latency in ms:\n`,
+    );
+    printTable([
+      ['', 'requests', 'min', 'median', 'p90', 'p99', 'max', 'req/s', 'vs direct', 'vs nginx'],
+      ...concurrentResults.map((result) => [
+        result.target.name,
+        ...latencyCells(summarize(result.latencies)),
+        fixed(perSecond(result), 0),
+        fixed(perSecond(result) / perSecond(concurrentDirect)),
+        concurrentNginx ? fixed(perSecond(result) / perSecond(concurrentNginx)) : '-',
+      ]),
+    ]);
 
-  for (const result of [...sequentialResults, ...concurrentResults]) {
-    const clientBusy = result.cpu.client / result.elapsedMs;
-    const mainBusy = result.cpu.proxyMain / result.elapsedMs;
-    const phaseName = sequentialResults.includes(result) ? 'c=1' : `c=${CONCURRENCY}`;
-    if (clientBusy >= CLIENT_SATURATED)
-      process.stdout.write(
-        `note: ${result.target.name}, ${phaseName}: the bench client used ${fixed(100 * clientBusy, 0)} % of a core: ` +
-          `this row is bounded by the client, not by what it measures\n`,
-      );
-    if (mainBusy >= CLIENT_SATURATED)
-      process.stdout.write(
-        `note: ${result.target.name}, ${phaseName}: the service's JavaScript thread was busy ${fixed(100 * mainBusy, 0)} % of the time: ` +
-          `this row is bounded by the service's CPU\n`,
-      );
+    process.stdout.write(
+      `\nCPU ms per request and busy share (of one core; the machine has 2), same runs. ` +
+        `proxy: the nginx master and workers, or the service process (all threads):\n`,
+    );
+    printTable([
+      CPU_HEADER,
+      ...sequentialResults.map((result) => cpuRow(`${result.target.name}, c=1`, result)),
+      ...concurrentResults.map((result) =>
+        cpuRow(`${result.target.name}, c=${CONCURRENCY}`, result),
+      ),
+    ]);
+
+    for (const result of [...sequentialResults, ...concurrentResults]) {
+      const clientBusy = result.cpu.client / result.elapsedMs;
+      const mainBusy = result.cpu.proxyMain / result.elapsedMs;
+      const phaseName = sequentialResults.includes(result) ? 'c=1' : `c=${CONCURRENCY}`;
+      if (clientBusy >= CLIENT_SATURATED)
+        process.stdout.write(
+          `note: ${result.target.name}, ${phaseName}: the bench client used ${fixed(100 * clientBusy, 0)} % of a core: ` +
+            `this row is bounded by the client, not by what it measures\n`,
+        );
+      if (mainBusy >= CLIENT_SATURATED)
+        process.stdout.write(
+          `note: ${result.target.name}, ${phaseName}: the service's JavaScript thread was busy ${fixed(100 * mainBusy, 0)} % of the time: ` +
+            `this row is bounded by the service's CPU\n`,
+        );
+    }
   }
-  process.stdout.write(
-    `\nGET /big: ${BIG_BYTES} bytes (${BIG_BYTES / MB} MiB) in ${CHUNK_BYTES / 1024} KiB chunks, read and ` +
-      `discarded by the client; RSS sampled every ${RSS_INTERVAL_MS} ms (baseline: median over ` +
-      `${RSS_BASELINE_MS} ms before; VmHWM: the kernel's peak after a reset just before), MiB:\n`,
-  );
-  printTable([
-    [
-      '',
-      'RSS of',
-      'bytes',
-      's',
-      'MiB/s',
-      'baseline RSS',
-      'peak RSS',
-      'growth',
-      'VmHWM growth',
-      'RSS 1 s after',
-      'samples',
-      'max gap ms',
-      'proxy CPU s',
-      'client CPU s',
-    ],
-    ...bigResults.map((result) => [
-      result.target.name,
-      result.target.rssWhat,
-      String(result.bytes),
-      fixed(result.seconds),
-      fixed(result.bytes / MB / result.seconds, 0),
-      fixed(result.baselineMb, 1),
-      fixed(result.peakMb, 1),
-      fixed(result.peakMb - result.baselineMb, 1),
-      fixed(result.hwmMb - result.baselineMb, 1),
-      fixed(result.afterMb, 1),
-      String(result.samples),
-      fixed(result.maxGapMs, 0),
-      result.target.proxyPids().length === 0 ? '-' : fixed(result.proxyCpuMs / 1000),
-      fixed(result.clientCpuMs / 1000),
-    ]),
-  ]);
-
+  if (bigResults.length > 0) {
+    process.stdout.write(
+      `\nGET /big: ${BIG_BYTES} bytes (${BIG_BYTES / MB} MiB) in ${CHUNK_BYTES / 1024} KiB chunks, read and ` +
+        `discarded by the client; RSS sampled every ${RSS_INTERVAL_MS} ms (baseline: median over ` +
+        `${RSS_BASELINE_MS} ms before; VmHWM: the kernel's peak after a reset just before), MiB:\n`,
+    );
+    printTable([
+      [
+        '',
+        'RSS of',
+        'bytes',
+        's',
+        'MiB/s',
+        'baseline RSS',
+        'peak RSS',
+        'growth',
+        'VmHWM growth',
+        'RSS 1 s after',
+        'samples',
+        'max gap ms',
+        'proxy CPU s',
+        'client CPU s',
+      ],
+      ...bigResults.map((result) => [
+        result.target.name,
+        result.target.rssWhat,
+        String(result.bytes),
+        fixed(result.seconds),
+        fixed(result.bytes / MB / result.seconds, 0),
+        fixed(result.baselineMb, 1),
+        fixed(result.peakMb, 1),
+        fixed(result.peakMb - result.baselineMb, 1),
+        fixed(result.hwmMb - result.baselineMb, 1),
+        fixed(result.afterMb, 1),
+        String(result.samples),
+        fixed(result.maxGapMs, 0),
+        result.target.proxyPids().length === 0 ? '-' : fixed(result.proxyCpuMs / 1000),
+        fixed(result.clientCpuMs / 1000),
+      ]),
+    ]);
+  }
   process.stdout.write('\n');
   for (const result of [...sequentialResults, ...concurrentResults]) {
     const phaseName = sequentialResults.includes(result) ? 'c=1' : `c=${CONCURRENCY}`;
@@ -1133,7 +1173,7 @@ async function main(): Promise<void> {
     const wrkDirect = wrkResults.find((result) => result.target.name === 'direct');
     const wrkNginx = wrkResults.find((result) => result.target.name.startsWith('nginx'));
     process.stdout.write(
-      `\nThe same GET /item from wrk (C, one thread; ${CONCURRENT_SECONDS} s at concurrency 1, then ${CONCURRENT_SECONDS} s at ${CONCURRENCY}), latency in ms:\n`,
+      `\nThe same GET /item from wrk (C, one thread; ${WRK_SECONDS} s at concurrency 1, then ${WRK_ROUNDS} interleaved rounds of ${WRK_SECONDS} s at ${CONCURRENCY}, the median round shown), latency in ms:\n`,
     );
     printTable([
       [
@@ -1142,6 +1182,7 @@ async function main(): Promise<void> {
         'p99 c=1',
         'added median vs direct',
         `req/s c=${CONCURRENCY}`,
+        'rounds req/s',
         `median c=${CONCURRENCY}`,
         `p99 c=${CONCURRENCY}`,
         'vs direct',
@@ -1156,6 +1197,7 @@ async function main(): Promise<void> {
           ? fixed(result.sequential.row.summary.median - wrkDirect.sequential.row.summary.median, 3)
           : '-',
         fixed(result.concurrent.row.perSecond, 0),
+        result.rounds.map((round) => fixed(round.row.perSecond, 0)).join(' '),
         fixed(result.concurrent.row.summary.median),
         fixed(result.concurrent.row.summary.p99),
         wrkDirect
@@ -1182,29 +1224,31 @@ async function main(): Promise<void> {
     }
   }
 
-  process.stdout.write('\nTargets by the Node client:\n');
-  const junctionSequential = sequentialResults.filter((r) => r.target.servicePid !== undefined);
-  const sequentialNginx = nginxOf(sequentialResults);
-  if (sequentialNginx)
-    process.stdout.write(
-      `  nginx added median latency (reference): ${fixed(summarize(sequentialNginx.latencies).median - directMedian, 3)} ms\n`,
-    );
-  for (const result of junctionSequential) {
-    const added = summarize(result.latencies).median - directMedian;
-    process.stdout.write(
-      `  ${result.target.name}: added median latency at c=1 ${fixed(added, 3)} ms ` +
-        `(< ${TARGET_ADDED_MS}: ${added < TARGET_ADDED_MS ? 'met' : 'NOT met'})\n`,
-    );
-  }
-  for (const result of concurrentResults.filter((r) => r.target.servicePid !== undefined)) {
-    const ratio = perSecond(result) / perSecond(concurrentNginx);
-    process.stdout.write(
-      `  ${result.target.name}: ${fixed(perSecond(result), 0)} req/s at c=${CONCURRENCY}, ` +
-        (concurrentNginx
-          ? `${fixed(ratio)}x nginx (>= ${TARGET_RATIO_VS_NGINX}: ${ratio >= TARGET_RATIO_VS_NGINX ? 'met' : 'NOT met'})`
-          : 'no nginx to compare with') +
-        `, ${fixed(perSecond(result) / perSecond(concurrentDirect))}x direct\n`,
-    );
+  if (sequentialResults.length > 0) {
+    process.stdout.write('\nTargets by the Node client:\n');
+    const junctionSequential = sequentialResults.filter((r) => r.target.servicePid !== undefined);
+    const sequentialNginx = nginxOf(sequentialResults);
+    if (sequentialNginx)
+      process.stdout.write(
+        `  nginx added median latency (reference): ${fixed(summarize(sequentialNginx.latencies).median - directMedian, 3)} ms\n`,
+      );
+    for (const result of junctionSequential) {
+      const added = summarize(result.latencies).median - directMedian;
+      process.stdout.write(
+        `  ${result.target.name}: added median latency at c=1 ${fixed(added, 3)} ms ` +
+          `(< ${TARGET_ADDED_MS}: ${added < TARGET_ADDED_MS ? 'met' : 'NOT met'})\n`,
+      );
+    }
+    for (const result of concurrentResults.filter((r) => r.target.servicePid !== undefined)) {
+      const ratio = perSecond(result) / perSecond(concurrentNginx);
+      process.stdout.write(
+        `  ${result.target.name}: ${fixed(perSecond(result), 0)} req/s at c=${CONCURRENCY}, ` +
+          (concurrentNginx
+            ? `${fixed(ratio)}x nginx (>= ${TARGET_RATIO_VS_NGINX}: ${ratio >= TARGET_RATIO_VS_NGINX ? 'met' : 'NOT met'})`
+            : 'no nginx to compare with') +
+          `, ${fixed(perSecond(result) / perSecond(concurrentDirect))}x direct\n`,
+      );
+    }
   }
   for (const result of bigResults.filter((r) => r.target.servicePid !== undefined)) {
     const growth = Math.max(result.peakMb, result.hwmMb || 0) - result.baselineMb;
