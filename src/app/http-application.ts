@@ -59,7 +59,7 @@ export async function createHttpApplication(shape: AppShape): Promise<HttpApplic
   });
   const logger = app.get(AppLogger);
   app.useLogger(logger);
-  installRequestLog(fastify, logger.pino);
+  installRequestLog(fastify, logger.requests);
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
   installHooks(fastify, app.get(MetricsService));
@@ -68,7 +68,7 @@ export async function createHttpApplication(shape: AppShape): Promise<HttpApplic
   proxy.listener = proxyRequestListener({
     proxy: app.get(ProxyService),
     resolver: app.get(SecretKeyResolver),
-    requestLog: logger.pino,
+    requestLog: logger.requests,
     metrics: app.get(MetricsService),
   });
   return { app, routes };

@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import type { AppConfig } from '../../config/app-config';
-import { AppLogger, createRootLogger } from './app-logger';
+import { AppLogger, createLoggers } from './app-logger';
 
 /** The process's logger (`AppLogger`, on pino), for Nest, the request log and the services. */
 @Global()
@@ -10,7 +10,13 @@ export class LoggingModule {
     return {
       module: LoggingModule,
       providers: [
-        { provide: AppLogger, useFactory: () => new AppLogger(createRootLogger(config)) },
+        {
+          provide: AppLogger,
+          useFactory: () => {
+            const { root, requests } = createLoggers(config);
+            return new AppLogger(root, requests);
+          },
+        },
       ],
       exports: [AppLogger],
     };
