@@ -20,6 +20,22 @@ export async function authenticate(
   header: string | undefined,
   resolver: SecretKeyResolver,
 ): Promise<AuthenticatedEnvironment> {
+  return known(await resolver.resolve(secretKeyOf(header)));
+}
+
+/**
+ * `authenticate` without waiting, when the key's environment is in memory; undefined when it
+ * must be looked up. A missing, malformed or known-bad key throws as in `authenticate`.
+ */
+export function authenticateCached(
+  header: string | undefined,
+  resolver: SecretKeyResolver,
+): AuthenticatedEnvironment | undefined {
+  const environment = resolver.cached(secretKeyOf(header));
+  return environment === undefined ? undefined : known(environment);
+}
+
+function secretKeyOf(header: string | undefined): string {
   if (header === undefined || header === '') {
     throw new AuthenticationError(
       'missing_api_key',
@@ -33,7 +49,10 @@ export async function authenticate(
       'The Authorization header must be "Bearer <secret key>"',
     );
   }
-  const environment = await resolver.resolve(match[1]);
+  return match[1];
+}
+
+function known(environment: AuthenticatedEnvironment | null): AuthenticatedEnvironment {
   if (!environment) {
     throw new AuthenticationError(
       'unknown_api_key',

@@ -20,16 +20,22 @@ export class SecretKeyResolver {
   constructor(private readonly environments: EnvironmentsRepository) {}
 
   async resolve(secretKey: string): Promise<AuthenticatedEnvironment | null> {
-    // Keyed by the key itself: hashing it on every request was a measurable share of a cached read.
+    const cached = this.cached(secretKey);
+    if (cached !== undefined) return cached;
     const now = Date.now();
-    const cached = this.cache.get(secretKey);
-    if (cached && cached.expiresAt > now) return cached.environment;
 
     const found = await this.environments.findIdByKeyHash(hashSecretKey(secretKey));
     const environment = found ? { id: found.id, name: found.name } : null;
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
     this.cache.set(secretKey, { environment, expiresAt: now + KEY_CACHE_TTL_MS });
     return environment;
+  }
+
+  /** The key's environment (null: no environment has it) while remembered; else undefined. */
+  cached(secretKey: string): AuthenticatedEnvironment | null | undefined {
+    // Keyed by the key itself: hashing it on every request was a measurable share of a cached read.
+    const cached = this.cache.get(secretKey);
+    return cached && cached.expiresAt > Date.now() ? cached.environment : undefined;
   }
 
   forgetAll(): void {

@@ -4,8 +4,11 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
 import { ChangeFeed } from '../database/change-feed';
-import { IntegrationsService } from '../integrations/integrations.service';
-import { ConnectionCache } from './connection-cache';
+import {
+  IntegrationsService,
+  type ResolvedIntegration,
+} from '../integrations/integrations.service';
+import { type CachedConnection, ConnectionCache } from './connection-cache';
 import { ConnectionsRepository, type ConnectionRow } from './connections.repository';
 import { CredentialRefreshService, type FreshCredentials } from './credential-refresh.service';
 import {
@@ -53,8 +56,13 @@ export interface GetConnectionOptions {
   readonly includeRefreshToken: boolean;
 }
 
+/** A connection with usable credentials and its resolved integration. */
+export type FreshConnection = FreshCredentials & { readonly integration: ResolvedIntegration };
+
 @Injectable()
 export class ConnectionsService {
+  private readonly withIntegrations = new WeakMap<CachedConnection, FreshConnection>();
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsRepository,
@@ -130,9 +138,7 @@ export class ConnectionsService {
     providerConfigKey: string,
     connectionId: string,
     forceRefresh = false,
-  ): Promise<
-    FreshCredentials & { integration: Awaited<ReturnType<IntegrationsService['resolve']>> }
-  > {
+  ): Promise<FreshConnection> {
     if (!forceRefresh) {
       const hit = this.cache.get(environmentId, providerConfigKey, connectionId);
       if (hit) {
@@ -140,7 +146,8 @@ export class ConnectionsService {
           environmentId,
           hit.row.integration,
         );
-        if (!needsRefresh(hit.credentials, integration.provider)) return { ...hit, integration };
+        if (!needsRefresh(hit.credentials, integration.provider))
+          return this.withIntegration(hit, integration);
       }
     }
     const generation = this.cache.generation;
@@ -149,6 +156,34 @@ export class ConnectionsService {
     const fresh = await this.refresher.fresh(row, integration, forceRefresh);
     this.cache.remember(providerConfigKey, connectionId, fresh, generation);
     return { ...fresh, integration };
+  }
+
+  /**
+   * `fresh` without waiting, for the proxy's hot path: the cached connection when everything it
+   * needs is in memory and its token needs no refresh; undefined when `fresh` must run.
+   */
+  freshCached(
+    environmentId: number,
+    providerConfigKey: string,
+    connectionId: string,
+  ): FreshConnection | undefined {
+    const hit = this.cache.get(environmentId, providerConfigKey, connectionId);
+    if (!hit) return undefined;
+    const integration = this.integrations.resolveEntityCached(environmentId, hit.row.integration);
+    if (!integration || needsRefresh(hit.credentials, integration.provider)) return undefined;
+    return this.withIntegration(hit, integration);
+  }
+
+  /** One object per cached connection and integration, so a cache hit allocates none. */
+  private withIntegration(
+    hit: CachedConnection,
+    integration: ResolvedIntegration,
+  ): FreshConnection {
+    const known = this.withIntegrations.get(hit);
+    if (known?.integration === integration) return known;
+    const fresh: FreshConnection = { ...hit, integration };
+    this.withIntegrations.set(hit, fresh);
+    return fresh;
   }
 
   /** The internal id of a connection of this environment, for the records and action routes. */

@@ -31,6 +31,13 @@ export interface ResolvedIntegration {
   clientSecret(): string | null;
 }
 
+function missingProvider(entity: IntegrationEntity): DomainError {
+  return new DomainError(
+    'unprocessable',
+    `Integration "${entity.uniqueKey}" uses provider "${entity.provider}", which no longer exists`,
+  );
+}
+
 export class IntegrationNotFoundError extends DomainError {
   constructor(key: string) {
     super('integration_not_found', `No integration "${key}" in this environment`);
@@ -39,6 +46,8 @@ export class IntegrationNotFoundError extends DomainError {
 
 @Injectable()
 export class IntegrationsService {
+  private readonly resolvedByEntity = new WeakMap<IntegrationEntity, ResolvedIntegration>();
+
   constructor(
     private readonly integrations: IntegrationsRepository,
     private readonly providers: ProvidersService,
@@ -111,13 +120,28 @@ export class IntegrationsService {
     entity: IntegrationEntity,
   ): Promise<ResolvedIntegration> {
     const provider = await this.providers.find(environmentId, entity.provider);
-    if (!provider) {
-      throw new DomainError(
-        'unprocessable',
-        `Integration "${entity.uniqueKey}" uses provider "${entity.provider}", which no longer exists`,
-      );
-    }
-    return {
+    if (!provider) throw missingProvider(entity);
+    return this.resolved(entity, provider);
+  }
+
+  /**
+   * `resolveEntity` without waiting, when the environment's providers are in memory; undefined
+   * when they must be read first.
+   */
+  resolveEntityCached(
+    environmentId: number,
+    entity: IntegrationEntity,
+  ): ResolvedIntegration | undefined {
+    const provider = this.providers.findCached(environmentId, entity.provider);
+    if (provider === null) throw missingProvider(entity);
+    return provider && this.resolved(entity, provider);
+  }
+
+  /** One resolved object per entity and provider, so a hot path allocates none. */
+  private resolved(entity: IntegrationEntity, provider: ProviderDefinition): ResolvedIntegration {
+    const known = this.resolvedByEntity.get(entity);
+    if (known?.provider === provider) return known;
+    const resolved: ResolvedIntegration = {
       entity,
       provider,
       clientId: entity.oauthClientId,
@@ -126,6 +150,8 @@ export class IntegrationsService {
           ? this.secrets.decrypt(entity.oauthClientSecret, CLIENT_SECRET_CONTEXT)
           : null,
     };
+    this.resolvedByEntity.set(entity, resolved);
+    return resolved;
   }
 
   private async checkedProvider(

@@ -19,6 +19,11 @@ export type ProviderSource = 'catalog' | 'custom';
 @Injectable()
 export class ProvidersService {
   private readonly customCache = new Map<number, CachedCustomProviders>();
+  /** One read per environment at a time: requests arriving meanwhile wait for it. */
+  private readonly customLoads = new Map<
+    number,
+    Promise<ReadonlyMap<string, ProviderDefinition>>
+  >();
 
   constructor(
     private readonly catalog: ProviderCatalog,
@@ -28,6 +33,16 @@ export class ProvidersService {
   async find(environmentId: number, name: string): Promise<ProviderDefinition | undefined> {
     const custom = await this.custom(environmentId);
     return custom.get(name) ?? this.catalog.get(name);
+  }
+
+  /**
+   * `find` without waiting, when the environment's custom providers are in memory: the
+   * provider, `null` when there is none of that name, undefined when they must be read first.
+   */
+  findCached(environmentId: number, name: string): ProviderDefinition | null | undefined {
+    const cached = this.customCache.get(environmentId);
+    if (!cached || cached.expiresAt <= Date.now()) return undefined;
+    return cached.byName.get(name) ?? this.catalog.get(name) ?? null;
   }
 
   async require(environmentId: number, name: string): Promise<ProviderDefinition> {
@@ -68,13 +83,13 @@ export class ProvidersService {
       throw new InvalidRequestError((error as Error).message);
     }
     await this.customProviders.upsert(environmentId, definition);
-    this.customCache.delete(environmentId);
+    this.forget(environmentId);
     return definition;
   }
 
   async deleteCustom(environmentId: number, name: string): Promise<void> {
     const deleted = await this.customProviders.delete(environmentId, name);
-    this.customCache.delete(environmentId);
+    this.forget(environmentId);
     if (!deleted)
       throw new DomainError(
         'provider_not_found',
@@ -82,12 +97,32 @@ export class ProvidersService {
       );
   }
 
+  private forget(environmentId: number): void {
+    this.customCache.delete(environmentId);
+    this.customLoads.delete(environmentId);
+  }
+
   private async custom(environmentId: number): Promise<ReadonlyMap<string, ProviderDefinition>> {
     const cached = this.customCache.get(environmentId);
     if (cached && cached.expiresAt > Date.now()) return cached.byName;
-    const definitions = await this.customProviders.listDefinitions(environmentId);
-    const byName = new Map(definitions.map((definition) => [definition.name, definition]));
-    this.customCache.set(environmentId, { byName, expiresAt: Date.now() + CUSTOM_CACHE_TTL_MS });
-    return byName;
+    const pending = this.customLoads.get(environmentId);
+    if (pending) return pending;
+    const load = this.customProviders
+      .listDefinitions(environmentId)
+      .then((definitions) => {
+        const byName = new Map(definitions.map((definition) => [definition.name, definition]));
+        // Not kept when a change came while the read was under way (`forget`).
+        if (this.customLoads.get(environmentId) === load)
+          this.customCache.set(environmentId, {
+            byName,
+            expiresAt: Date.now() + CUSTOM_CACHE_TTL_MS,
+          });
+        return byName;
+      })
+      .finally(() => {
+        if (this.customLoads.get(environmentId) === load) this.customLoads.delete(environmentId);
+      });
+    this.customLoads.set(environmentId, load);
+    return load;
   }
 }

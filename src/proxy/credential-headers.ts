@@ -57,7 +57,7 @@ export function oauth1Authorization(
   integration: ResolvedIntegration,
   credentials: StoredCredentials,
   method: string,
-  url: URL,
+  url: string,
   formBody: Record<string, string> | undefined,
 ): string | undefined {
   if (credentials.type !== 'OAUTH1') return undefined;
@@ -67,7 +67,7 @@ export function oauth1Authorization(
     hash_function: (base, key) => createHmac('sha1', key).update(base).digest('base64'),
   });
   const authorization = oauth.authorize(
-    { url: url.toString(), method, ...(formBody ? { data: formBody } : {}) },
+    { url, method, ...(formBody ? { data: formBody } : {}) },
     { key: credentials.oauth_token, secret: credentials.oauth_token_secret },
   );
   return oauth.toHeader(authorization).Authorization;

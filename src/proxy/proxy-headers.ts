@@ -37,8 +37,27 @@ function forwardPrefixLength(name: string): number {
 
 function single(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
-  const text = Array.isArray(value) ? value[0] : value;
-  return text === undefined || text.trim() === '' ? undefined : text.trim();
+  if (value === undefined) return undefined;
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  return text === undefined || text === '' ? undefined : text;
+}
+
+const NO_CODES: ReadonlySet<number> = new Set();
+
+/** The status codes of a `Retry-On` list; what is not one becomes an error. */
+function statusCodes(list: string, errors: FieldError[]): Set<number> {
+  const codes = new Set<number>();
+  for (const part of list.split(',')) {
+    const code = part.trim();
+    if (code === '') continue;
+    if (/^\d{3}$/.test(code) && Number(code) >= 100 && Number(code) <= 599) codes.add(Number(code));
+    else
+      errors.push({
+        path: 'Retry-On',
+        message: `Retry-On holds "${code}", which is not an HTTP status code`,
+      });
+  }
+  return codes;
 }
 
 /** Reads the proxy's own headers; every problem is listed in one 400. */
@@ -57,27 +76,21 @@ export function readProxyHeaders(
       message: 'the Provider-Config-Key header is required',
     });
 
-  const retriesText = single(headers, 'retries') ?? '0';
-  const retries = /^\d{1,3}$/.test(retriesText) ? Number(retriesText) : Number.NaN;
+  const retriesText = single(headers, 'retries');
+  const retries =
+    retriesText === undefined
+      ? 0
+      : /^\d{1,3}$/.test(retriesText)
+        ? Number(retriesText)
+        : Number.NaN;
   if (!Number.isInteger(retries) || retries > maxRetries) {
     errors.push({
       path: 'Retries',
       message: `Retries must be a whole number from 0 to ${maxRetries}`,
     });
   }
-  const retryOn = new Set<number>();
-  for (const part of (single(headers, 'retry-on') ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean)) {
-    const code = /^\d{3}$/.test(part) ? Number(part) : Number.NaN;
-    if (code >= 100 && code <= 599) retryOn.add(code);
-    else
-      errors.push({
-        path: 'Retry-On',
-        message: `Retry-On holds "${part}", which is not an HTTP status code`,
-      });
-  }
+  const retryOnText = single(headers, 'retry-on');
+  const retryOn = retryOnText === undefined ? NO_CODES : statusCodes(retryOnText, errors);
   const baseUrlOverride = single(headers, 'base-url-override');
   if (baseUrlOverride !== undefined && !/^https?:\/\/[^/?#]+/i.test(baseUrlOverride)) {
     errors.push({
@@ -85,7 +98,7 @@ export function readProxyHeaders(
       message: 'Base-Url-Override must be an http or https URL',
     });
   }
-  const decompressText = (single(headers, 'decompress') ?? 'false').toLowerCase();
+  const decompressText = single(headers, 'decompress')?.toLowerCase() ?? 'false';
   if (decompressText !== 'true' && decompressText !== 'false') {
     errors.push({ path: 'Decompress', message: 'Decompress must be true or false' });
   }
@@ -100,13 +113,13 @@ export function readProxyHeaders(
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined) continue;
-    const text = Array.isArray(value) ? value.join(', ') : value;
     const prefixLength = forwardPrefixLength(name);
     if (prefixLength > 0) {
       const stripped = name.slice(prefixLength);
-      if (stripped !== '' && !HOP_BY_HOP.has(stripped)) forwardHeaders[stripped] = text;
+      if (stripped !== '' && !HOP_BY_HOP.has(stripped))
+        forwardHeaders[stripped] = Array.isArray(value) ? value.join(', ') : value;
     } else if (name === 'content-type' || name === 'content-encoding') {
-      forwardHeaders[name] = text;
+      forwardHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
     }
   }
   return {

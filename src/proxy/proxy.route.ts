@@ -2,13 +2,13 @@ import { Logger } from '@nestjs/common';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import type { Logger as Pino } from 'pino';
-import { authenticate } from '../auth/auth.guard';
+import { authenticate, authenticateCached } from '../auth/auth.guard';
 import type { SecretKeyResolver } from '../auth/secret-key-resolver';
 import { errorResponse } from '../common/errors/http-error.filter';
 import { requestIdOf } from '../common/logging/request-id';
 import { logRequest } from '../common/logging/request-log';
 import type { MetricsService } from '../metrics/metrics.service';
-import type { ProxyService } from './proxy.service';
+import type { ProxyService, UpstreamAnswer } from './proxy.service';
 import { type PendingAnswer, ResponseBatch } from './response-batch';
 
 export const PROXY_PREFIX = '/proxy/';
@@ -92,20 +92,22 @@ export function proxyRequestListener(dependencies: ProxyRouteDependencies): Prox
       fail(answer.request, answer.response, answer.id, answer.startedAt, error),
   });
 
-  const serve = async (
-    request: IncomingMessage,
-    response: ServerResponse,
-    id: string,
-    startedAt: bigint,
-  ): Promise<void> => {
-    const environment = await authenticate(request.headers.authorization, resolver);
-    const answer = await proxy.forward({
-      environmentId: environment.id,
+  const forward = (request: IncomingMessage, environmentId: number): Promise<UpstreamAnswer> =>
+    proxy.forward({
+      environmentId,
       method: request.method ?? 'GET',
       endpoint: (request.url ?? '').slice(PROXY_PREFIX.length),
       headers: request.headers,
       body: request,
     });
+
+  const respond = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    id: string,
+    startedAt: bigint,
+    answer: UpstreamAnswer,
+  ): void => {
     const headers: OutgoingHttpHeaders = answer.headers;
     headers['x-request-id'] ??= id;
     if (Buffer.isBuffer(answer.body)) {
@@ -133,15 +135,37 @@ export function proxyRequestListener(dependencies: ProxyRouteDependencies): Prox
     });
   };
 
+  /** Everything in memory (the usual case) goes upstream before this returns. */
+  const serve = (request: IncomingMessage): Promise<UpstreamAnswer> => {
+    const { authorization } = request.headers;
+    const environment = authenticateCached(authorization, resolver);
+    if (environment) return forward(request, environment.id);
+    return authenticate(authorization, resolver).then((found) => forward(request, found.id));
+  };
+
   return (request, response) => {
     const startedAt = process.hrtime.bigint();
     const id = requestIdOf(request);
-    serve(request, response, id, startedAt).catch((error: unknown) => {
+    const failed = (error: unknown): void => {
       if (response.headersSent) {
         response.destroy();
         return;
       }
       fail(request, response, id, startedAt, error);
-    });
+    };
+    let answer: Promise<UpstreamAnswer>;
+    try {
+      answer = serve(request);
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    answer.then((upstream) => {
+      try {
+        respond(request, response, id, startedAt, upstream);
+      } catch (error) {
+        failed(error);
+      }
+    }, failed);
   };
 }

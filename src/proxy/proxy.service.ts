@@ -8,7 +8,7 @@ import { Agent, errors as undiciErrors } from 'undici';
 import { DomainError } from '../common/errors/domain-error';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
-import { ConnectionsService } from '../connections/connections.service';
+import { ConnectionsService, type FreshConnection } from '../connections/connections.service';
 import { interpolateUrl } from '../providers/interpolate';
 import {
   type AttachedCredentials,
@@ -18,7 +18,7 @@ import {
 import { readProxyHeaders, type ProxyInstructions } from './proxy-headers';
 import { isRetriableStatus, requestedWaitMs } from './retry-policy';
 import { callUpstream, type UpstreamResponse } from './upstream-call';
-import { parseBaseUrl, upstreamUrl } from './upstream-url';
+import { type BaseUrl, parseBaseUrl, type UpstreamTarget, upstreamTarget } from './upstream-url';
 
 export interface ProxyCall {
   readonly environmentId: number;
@@ -45,13 +45,20 @@ class RetriableStatus extends Error {
   }
 }
 
-type Fresh = Awaited<ReturnType<ConnectionsService['fresh']>>;
+/** A request on its way upstream, before its body is known. */
+interface Outgoing {
+  readonly target: UpstreamTarget;
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  readonly instructions: ProxyInstructions;
+  readonly fresh: FreshConnection;
+}
 
 interface Prepared {
   readonly provider: object;
   readonly connectionConfig: object;
   readonly attached: AttachedCredentials;
-  base?: URL;
+  base?: BaseUrl;
 }
 
 const NETWORK_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -84,55 +91,55 @@ export class ProxyService implements OnModuleDestroy {
     private readonly connections: ConnectionsService,
   ) {}
 
-  async forward(call: ProxyCall): Promise<UpstreamAnswer> {
+  /**
+   * Forwards one call. A connection whose credentials, integration and provider are all in
+   * memory goes upstream without waiting on anything first (the usual case under load).
+   */
+  forward(call: ProxyCall): Promise<UpstreamAnswer> {
     const instructions = readProxyHeaders(call.headers, this.config.proxy.maxRetries);
     const { providerConfigKey, connectionId } = instructions;
-    const fresh = await this.connections.fresh(call.environmentId, providerConfigKey, connectionId);
+    const cached = this.connections.freshCached(
+      call.environmentId,
+      providerConfigKey,
+      connectionId,
+    );
+    if (cached) return this.forwardWith(call, instructions, cached);
+    return this.connections
+      .fresh(call.environmentId, providerConfigKey, connectionId)
+      .then((fresh) => this.forwardWith(call, instructions, fresh));
+  }
+
+  private forwardWith(
+    call: ProxyCall,
+    instructions: ProxyInstructions,
+    fresh: FreshConnection,
+  ): Promise<UpstreamAnswer> {
     const prepared = this.prepare(fresh);
-    const url = upstreamUrl(
+    const attached = prepared.attached;
+    const target = upstreamTarget(
       instructions.baseUrlOverride ?? (prepared.base ??= parseBaseUrl(this.providerBase(fresh))),
       call.endpoint,
+      attached.query,
     );
-    const attached = prepared.attached;
-    for (const [name, value] of Object.entries(attached.query)) {
-      if (!url.searchParams.has(name)) url.searchParams.set(name, value);
-    }
     const headers: Record<string, string> = { ...attached.headers, ...instructions.forwardHeaders };
     if (attached.headers.authorization !== undefined)
       headers.authorization = attached.headers.authorization;
-
-    const method = call.method.toUpperCase();
-    const isForm = (headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-    const needsReplay = instructions.retries > 0 || (fresh.credentials.type === 'OAUTH1' && isForm);
-    const body =
-      call.body && hasBody(call.headers)
-        ? needsReplay
-          ? await this.buffer(call.body)
-          : call.body
-        : undefined;
-    if (body !== undefined && call.headers['content-length'] !== undefined)
-      headers['content-length'] = String(call.headers['content-length']);
-
-    const signature = oauth1Authorization(
-      fresh.integration,
-      fresh.credentials,
-      method,
-      url,
-      isForm && Buffer.isBuffer(body)
-        ? Object.fromEntries(new URLSearchParams(body.toString('utf8')))
-        : undefined,
-    );
-    if (signature) headers.authorization = signature;
-
-    const response = await this.send(
-      url,
-      method,
+    const outgoing: Outgoing = {
+      target,
+      method: call.method.toUpperCase(),
       headers,
-      body,
       instructions,
-      fresh.integration.provider.proxy?.rate_limit_reset_header,
-    );
-    return this.answer(response, instructions.decompress, url);
+      fresh,
+    };
+    const body = call.body && hasBody(call.headers) ? call.body : undefined;
+    if (body === undefined) return this.send(outgoing, undefined);
+    if (call.headers['content-length'] !== undefined)
+      headers['content-length'] = String(call.headers['content-length']);
+    const isForm = (headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+    // A body sent more than once (retries), or signed (OAuth 1 forms), is read whole first.
+    if (instructions.retries > 0 || (fresh.credentials.type === 'OAUTH1' && isForm))
+      return this.buffer(body).then((whole) => this.send(outgoing, whole, isForm));
+    return this.send(outgoing, body);
   }
 
   /** The provider's base URL for a connection (interpolated); a 400 when the provider has none. */
@@ -146,7 +153,7 @@ export class ProxyService implements OnModuleDestroy {
     );
   }
 
-  private prepare(fresh: Fresh): Prepared {
+  private prepare(fresh: FreshConnection): Prepared {
     const { credentials, integration, row } = fresh;
     const known = this.prepared.get(credentials);
     if (known?.provider === integration.provider && known.connectionConfig === row.connectionConfig)
@@ -160,7 +167,7 @@ export class ProxyService implements OnModuleDestroy {
     return prepared;
   }
 
-  private providerBase(fresh: Fresh): string {
+  private providerBase(fresh: FreshConnection): string {
     const baseTemplate = fresh.integration.provider.proxy?.base_url;
     if (!baseTemplate) {
       throw new DomainError(
@@ -171,14 +178,23 @@ export class ProxyService implements OnModuleDestroy {
     return interpolateUrl(baseTemplate, { connectionConfig: fresh.row.connectionConfig });
   }
 
-  private async send(
-    url: URL,
-    method: string,
-    headers: Record<string, string>,
+  private send(
+    outgoing: Outgoing,
     body: Buffer | Readable | undefined,
-    instructions: ProxyInstructions,
-    resetHeader: string | undefined,
-  ): Promise<UpstreamResponse> {
+    isForm = false,
+  ): Promise<UpstreamAnswer> {
+    const { target, method, headers, instructions, fresh } = outgoing;
+    const signature = oauth1Authorization(
+      fresh.integration,
+      fresh.credentials,
+      method,
+      target.href,
+      isForm && Buffer.isBuffer(body)
+        ? Object.fromEntries(new URLSearchParams(body.toString('utf8')))
+        : undefined,
+    );
+    if (signature) headers.authorization = signature;
+
     const timeout = this.config.proxy.timeoutMs;
     // undici dispatch with our own handler (upstream-call.ts): no URL re-parsing, response stream
     // or body mixin per call (hot path).
@@ -186,8 +202,8 @@ export class ProxyService implements OnModuleDestroy {
       callUpstream(
         this.agent,
         {
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
+          origin: target.origin,
+          path: target.path,
           method,
           headers,
           body,
@@ -196,41 +212,58 @@ export class ProxyService implements OnModuleDestroy {
         },
         SMALL_BODY_BYTES,
       );
-    try {
-      if (instructions.retries === 0) return await once();
-      const replayable = !(body instanceof Readable);
-      return await pRetry(
-        async (attempt) => {
-          let response: UpstreamResponse;
-          try {
-            response = await once();
-          } catch (error) {
-            if (!replayable) throw new AbortError(error as Error);
-            throw error;
+    const response =
+      instructions.retries === 0
+        ? once()
+        : this.withRetries(
+            once,
+            instructions,
+            !(body instanceof Readable),
+            fresh.integration.provider.proxy?.rate_limit_reset_header,
+          );
+    return response.then(
+      (answer) => this.answer(answer, instructions.decompress, target),
+      (error: unknown) => {
+        throw upstreamFailure(target, error);
+      },
+    );
+  }
+
+  private withRetries(
+    once: () => Promise<UpstreamResponse>,
+    instructions: ProxyInstructions,
+    replayable: boolean,
+    resetHeader: string | undefined,
+  ): Promise<UpstreamResponse> {
+    return pRetry(
+      async (attempt) => {
+        let response: UpstreamResponse;
+        try {
+          response = await once();
+        } catch (error) {
+          if (!replayable) throw new AbortError(error as Error);
+          throw error;
+        }
+        const lastAttempt = attempt > instructions.retries;
+        if (!lastAttempt && isRetriableStatus(response.status, instructions.retryOn)) {
+          if (response.body instanceof Readable) response.body.destroy();
+          throw new RetriableStatus(requestedWaitMs(response.headers, resetHeader));
+        }
+        return response;
+      },
+      {
+        retries: instructions.retries,
+        factor: 2,
+        minTimeout: 100,
+        maxTimeout: 5_000,
+        randomize: true,
+        onFailedAttempt: async (error) => {
+          if (error instanceof RetriableStatus && error.waitMs !== undefined) {
+            await sleep(Math.min(error.waitMs, this.config.proxy.maxRetryWaitMs));
           }
-          const lastAttempt = attempt > instructions.retries;
-          if (!lastAttempt && isRetriableStatus(response.status, instructions.retryOn)) {
-            if (response.body instanceof Readable) response.body.destroy();
-            throw new RetriableStatus(requestedWaitMs(response.headers, resetHeader));
-          }
-          return response;
         },
-        {
-          retries: instructions.retries,
-          factor: 2,
-          minTimeout: 100,
-          maxTimeout: 5_000,
-          randomize: true,
-          onFailedAttempt: async (error) => {
-            if (error instanceof RetriableStatus && error.waitMs !== undefined) {
-              await sleep(Math.min(error.waitMs, this.config.proxy.maxRetryWaitMs));
-            }
-          },
-        },
-      );
-    } catch (error) {
-      throw upstreamFailure(url, error);
-    }
+      },
+    );
   }
 
   private async buffer(body: Readable): Promise<Buffer> {
@@ -250,16 +283,21 @@ export class ProxyService implements OnModuleDestroy {
   }
 
   /** The upstream's answer as the caller gets it: decompressed when asked for. */
-  private answer(response: UpstreamResponse, decompress: boolean, url: URL): UpstreamAnswer {
+  private answer(
+    response: UpstreamResponse,
+    decompress: boolean,
+    target: UpstreamTarget,
+  ): UpstreamAnswer {
     const headers = response.headers;
     const encoding = String(headers['content-encoding'] ?? '').toLowerCase();
     const decoder = decompress ? decoderFor(encoding) : undefined;
-    if (!decoder) return { status: response.status, headers, body: response.body, url: url.href };
+    if (!decoder)
+      return { status: response.status, headers, body: response.body, url: target.href };
     delete headers['content-encoding'];
     delete headers['content-length'];
     if (Buffer.isBuffer(response.body)) decoder.end(response.body);
     else response.body.pipe(decoder);
-    return { status: response.status, headers, body: decoder, url: url.href };
+    return { status: response.status, headers, body: decoder, url: target.href };
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -286,14 +324,17 @@ function decoderFor(encoding: string) {
   }
 }
 
-function upstreamFailure(url: URL, error: unknown): DomainError {
+function upstreamFailure(target: UpstreamTarget, error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   const cause = error instanceof AbortError ? error.originalError : error;
   const code = (cause as { code?: string } | null)?.code ?? '';
   if (NETWORK_TIMEOUTS.has(code) || cause instanceof undiciErrors.HeadersTimeoutError) {
-    return new DomainError('upstream_timeout', `${url.origin} did not answer in time`);
+    return new DomainError('upstream_timeout', `${target.origin} did not answer in time`);
   }
   const reason =
     cause instanceof Error ? `${code ? `${code}: ` : ''}${cause.message}` : String(cause);
-  return new DomainError('upstream_unreachable', `${url.origin} could not be reached: ${reason}`);
+  return new DomainError(
+    'upstream_unreachable',
+    `${target.origin} could not be reached: ${reason}`,
+  );
 }
