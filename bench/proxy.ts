@@ -7,8 +7,10 @@
  * - the service's RSS while a 200 MiB body streams through it.
  *
  * Junction runs as `junction api` twice, with LOG_LEVEL=info (request logging is part of the real
- * cost) and LOG_LEVEL=warn. nginx is skipped, with a message, when it is not installed and the
- * bench is not running as root (as root it runs `apt-get install -y nginx`).
+ * cost) and LOG_LEVEL=warn; nginx runs without an access log and with Debian's default one (a
+ * `combined` line per request), so each level has a like-for-like reference. nginx is skipped,
+ * with a message, when it is not installed and the bench is not running as root (as root it runs
+ * `apt-get install -y nginx`).
  *
  *   npm run build && npm run bench:proxy
  */
@@ -68,6 +70,8 @@ const RSS_BASELINE_MS = 1_000;
 const BIG_TIMEOUT_MS = 180_000;
 /** nginx worker processes: 1 by default, like the one JavaScript thread of one service process. */
 const NGINX_WORKERS = process.env.BENCH_NGINX_WORKERS ?? '1';
+/** nginx again, writing an access log line per request as Junction does at LOG_LEVEL=info. */
+const NGINX_LOGGING = `nginx (${NGINX_WORKERS} worker${NGINX_WORKERS === '1' ? '' : 's'}, access log)`;
 /** The services measured, one per LOG_LEVEL (BENCH_LOG_LEVELS, comma-separated). */
 const LOG_LEVELS = (process.env.BENCH_LOG_LEVELS ?? 'info,warn')
   .split(',')
@@ -216,6 +220,8 @@ function findNginx(): { path?: string; note: string } {
 
 interface Nginx {
   readonly origin: string;
+  /** The same proxy with Debian's default access log (one `combined` line per request, unbuffered). */
+  readonly loggingOrigin: string;
   readonly version: string;
   /** Master and workers. */
   pids(): number[];
@@ -241,6 +247,7 @@ async function startNginx(binary: string, upstreamPort: number, workDir: string)
   chmodSync(workDir, 0o755);
   chmodSync(prefix, 0o755);
   const port = await freeLoopbackPort();
+  const loggingPort = await freeLoopbackPort();
   const isRoot = process.getuid?.() === 0;
   const config = `# bench:proxy, generated
 daemon off;
@@ -263,6 +270,18 @@ http {
   }
   server {
     listen 127.0.0.1:${port};
+    keepalive_requests 1000000;
+    keepalive_timeout 120s;
+    location /proxy/ {
+      proxy_pass http://u/;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Authorization "${UPSTREAM_AUTHORIZATION}";
+    }
+  }
+  server {
+    listen 127.0.0.1:${loggingPort};
+    access_log ${join(prefix, 'access.log')} combined;
     keepalive_requests 1000000;
     keepalive_timeout 120s;
     location /proxy/ {
@@ -326,6 +345,7 @@ http {
   log(`nginx ready at ${origin}, master pid ${master}, workers ${childPids(master).join(', ')}`);
   return {
     origin,
+    loggingOrigin: `http://127.0.0.1:${loggingPort}`,
     version,
     pids: () => [master, ...childPids(master)],
     workerPids: () => childPids(master),
@@ -987,6 +1007,16 @@ async function main(): Promise<void> {
       rssPids: () => found.workerPids(),
       rssWhat: 'nginx worker',
     });
+    targets.push({
+      name: `${NGINX_LOGGING}`,
+      origin: found.loggingOrigin,
+      itemPath: '/proxy/item',
+      bigPath: '/proxy/big',
+      headers: callerHeaders,
+      proxyPids: () => found.pids(),
+      rssPids: () => found.workerPids(),
+      rssWhat: 'nginx worker',
+    });
   }
   for (const { name, api } of services) {
     const pid = api.service.child.pid;
@@ -1172,6 +1202,9 @@ async function main(): Promise<void> {
   if (wrkResults.length > 0) {
     const wrkDirect = wrkResults.find((result) => result.target.name === 'direct');
     const wrkNginx = wrkResults.find((result) => result.target.name.startsWith('nginx'));
+    const wrkNginxLogging = wrkResults.find((result) => result.target.name === NGINX_LOGGING);
+    const versus = (result: WrkMeasured, reference: WrkMeasured | undefined): number =>
+      reference ? result.concurrent.row.perSecond / reference.concurrent.row.perSecond : Number.NaN;
     process.stdout.write(
       `\nThe same GET /item from wrk (C, one thread; ${WRK_SECONDS} s at concurrency 1, then ${WRK_ROUNDS} interleaved rounds of ${WRK_SECONDS} s at ${CONCURRENCY}, the median round shown), latency in ms:\n`,
     );
@@ -1187,6 +1220,7 @@ async function main(): Promise<void> {
         `p99 c=${CONCURRENCY}`,
         'vs direct',
         'vs nginx',
+        'vs nginx, access log',
         `service CPU/req c=${CONCURRENCY}`,
       ],
       ...wrkResults.map((result) => [
@@ -1203,23 +1237,30 @@ async function main(): Promise<void> {
         wrkDirect
           ? fixed(result.concurrent.row.perSecond / wrkDirect.concurrent.row.perSecond)
           : '-',
-        wrkNginx ? fixed(result.concurrent.row.perSecond / wrkNginx.concurrent.row.perSecond) : '-',
+        wrkNginx ? fixed(versus(result, wrkNginx)) : '-',
+        wrkNginxLogging ? fixed(versus(result, wrkNginxLogging)) : '-',
         result.concurrent.row.serviceCpuMs === undefined
           ? '-'
           : fixed(result.concurrent.row.serviceCpuMs, 3),
       ]),
     ]);
-    process.stdout.write('\nTargets by wrk:\n');
+    process.stdout.write(
+      '\nTargets by wrk (the like-for-like nginx: at LOG_LEVEL=info both write a line per request):\n',
+    );
     for (const result of wrkResults.filter((r) => r.target.servicePid !== undefined)) {
       const added = wrkDirect
         ? result.sequential.row.summary.median - wrkDirect.sequential.row.summary.median
         : Number.NaN;
-      const ratio = wrkNginx
-        ? result.concurrent.row.perSecond / wrkNginx.concurrent.row.perSecond
-        : Number.NaN;
+      const logs = result.target.name.includes('LOG_LEVEL=info');
+      const reference = logs && wrkNginxLogging ? wrkNginxLogging : wrkNginx;
+      const ratio = versus(result, reference);
+      const plain = versus(result, wrkNginx);
       process.stdout.write(
         `  ${result.target.name}: added median latency at c=1 ${fixed(added, 3)} ms (< ${TARGET_ADDED_MS}: ${added < TARGET_ADDED_MS ? 'met' : 'NOT met'}); ` +
-          `${fixed(result.concurrent.row.perSecond, 0)} req/s at c=${CONCURRENCY}, ${fixed(ratio)}x nginx (>= ${TARGET_RATIO_VS_NGINX}: ${ratio >= TARGET_RATIO_VS_NGINX ? 'met' : 'NOT met'})\n`,
+          `${fixed(result.concurrent.row.perSecond, 0)} req/s at c=${CONCURRENCY}, ${fixed(ratio)}x ${reference?.target.name ?? 'nginx'} ` +
+          `(>= ${TARGET_RATIO_VS_NGINX}: ${ratio >= TARGET_RATIO_VS_NGINX ? 'met' : 'NOT met'})` +
+          (reference === wrkNginx ? '' : `; ${fixed(plain)}x nginx without a log`) +
+          '\n',
       );
     }
   }

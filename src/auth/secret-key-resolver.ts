@@ -16,18 +16,26 @@ interface CacheEntry {
 @Injectable()
 export class SecretKeyResolver {
   private readonly cache = new Map<string, CacheEntry>();
+  /** One lookup per key at a time: requests arriving meanwhile wait for it. */
+  private readonly lookups = new Map<string, Promise<AuthenticatedEnvironment | null>>();
 
   constructor(private readonly environments: EnvironmentsRepository) {}
 
   async resolve(secretKey: string): Promise<AuthenticatedEnvironment | null> {
     const cached = this.cached(secretKey);
     if (cached !== undefined) return cached;
-    const now = Date.now();
+    const pending = this.lookups.get(secretKey);
+    if (pending) return pending;
+    const lookup = this.lookUp(secretKey).finally(() => this.lookups.delete(secretKey));
+    this.lookups.set(secretKey, lookup);
+    return lookup;
+  }
 
+  private async lookUp(secretKey: string): Promise<AuthenticatedEnvironment | null> {
     const found = await this.environments.findIdByKeyHash(hashSecretKey(secretKey));
     const environment = found ? { id: found.id, name: found.name } : null;
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
-    this.cache.set(secretKey, { environment, expiresAt: now + KEY_CACHE_TTL_MS });
+    this.cache.set(secretKey, { environment, expiresAt: Date.now() + KEY_CACHE_TTL_MS });
     return environment;
   }
 
