@@ -249,6 +249,19 @@ async function startNginx(binary: string, upstreamPort: number, workDir: string)
   const port = await freeLoopbackPort();
   const loggingPort = await freeLoopbackPort();
   const isRoot = process.getuid?.() === 0;
+  // The proxy on two ports: without an access log, and with Debian's default one.
+  const server = (listen: number, accessLog: string): string => `  server {
+    listen 127.0.0.1:${listen};
+    ${accessLog}
+    keepalive_requests 1000000;
+    keepalive_timeout 120s;
+    location /proxy/ {
+      proxy_pass http://u/;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Authorization "${UPSTREAM_AUTHORIZATION}";
+    }
+  }`;
   const config = `# bench:proxy, generated
 daemon off;
 worker_processes ${NGINX_WORKERS};
@@ -268,29 +281,8 @@ http {
     keepalive_requests 1000000;
     keepalive_timeout 120s;
   }
-  server {
-    listen 127.0.0.1:${port};
-    keepalive_requests 1000000;
-    keepalive_timeout 120s;
-    location /proxy/ {
-      proxy_pass http://u/;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Authorization "${UPSTREAM_AUTHORIZATION}";
-    }
-  }
-  server {
-    listen 127.0.0.1:${loggingPort};
-    access_log ${join(prefix, 'access.log')} combined;
-    keepalive_requests 1000000;
-    keepalive_timeout 120s;
-    location /proxy/ {
-      proxy_pass http://u/;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Authorization "${UPSTREAM_AUTHORIZATION}";
-    }
-  }
+${server(port, '')}
+${server(loggingPort, `access_log ${join(prefix, 'access.log')} combined;`)}
 }
 `;
   const configFile = join(prefix, 'nginx.conf');
@@ -997,26 +989,21 @@ async function main(): Promise<void> {
   ];
   if (nginx) {
     const found = nginx;
-    targets.push({
-      name: `nginx (${NGINX_WORKERS} worker${NGINX_WORKERS === '1' ? '' : 's'})`,
-      origin: found.origin,
-      itemPath: '/proxy/item',
-      bigPath: '/proxy/big',
-      headers: callerHeaders,
-      proxyPids: () => found.pids(),
-      rssPids: () => found.workerPids(),
-      rssWhat: 'nginx worker',
-    });
-    targets.push({
-      name: `${NGINX_LOGGING}`,
-      origin: found.loggingOrigin,
-      itemPath: '/proxy/item',
-      bigPath: '/proxy/big',
-      headers: callerHeaders,
-      proxyPids: () => found.pids(),
-      rssPids: () => found.workerPids(),
-      rssWhat: 'nginx worker',
-    });
+    for (const [name, origin] of [
+      [`nginx (${NGINX_WORKERS} worker${NGINX_WORKERS === '1' ? '' : 's'})`, found.origin],
+      [NGINX_LOGGING, found.loggingOrigin],
+    ] as const) {
+      targets.push({
+        name,
+        origin,
+        itemPath: '/proxy/item',
+        bigPath: '/proxy/big',
+        headers: callerHeaders,
+        proxyPids: () => found.pids(),
+        rssPids: () => found.workerPids(),
+        rssWhat: 'nginx worker',
+      });
+    }
   }
   for (const { name, api } of services) {
     const pid = api.service.child.pid;
