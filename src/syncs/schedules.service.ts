@@ -190,9 +190,18 @@ export class SchedulesService implements OnModuleInit {
       changed = true;
     }
     if (description.state.paused !== paused) {
-      if (paused) await handle.pause('Paused through Junction');
-      else await handle.unpause('Started through Junction');
-      changed = true;
+      // A reconcile pass read the desired state seconds ago: a start or pause made since then
+      // has already set Temporal right, and must not be undone. Read this one again first.
+      const [latest] = await this.schedules.desired({
+        connectionRowId: schedule.connectionRowId,
+        syncNames: [schedule.syncName],
+      });
+      const wanted = latest ? this.pausedOf(latest) : paused;
+      if (description.state.paused !== wanted) {
+        if (wanted) await handle.pause('Paused through Junction');
+        else await handle.unpause('Started through Junction');
+        changed = true;
+      }
     }
     return changed ? 'updated' : 'unchanged';
   }
