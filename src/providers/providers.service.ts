@@ -40,9 +40,9 @@ export class ProvidersService {
    * provider, `null` when there is none of that name, undefined when they must be read first.
    */
   findCached(environmentId: number, name: string): ProviderDefinition | null | undefined {
-    const cached = this.customCache.get(environmentId);
-    if (!cached || cached.expiresAt <= Date.now()) return undefined;
-    return cached.byName.get(name) ?? this.catalog.get(name) ?? null;
+    const custom = this.cachedCustom(environmentId);
+    if (!custom) return undefined;
+    return custom.get(name) ?? this.catalog.get(name) ?? null;
   }
 
   async require(environmentId: number, name: string): Promise<ProviderDefinition> {
@@ -97,14 +97,20 @@ export class ProvidersService {
       );
   }
 
+  /** The environment's custom providers while the cache holds them; else undefined. */
+  private cachedCustom(environmentId: number): ReadonlyMap<string, ProviderDefinition> | undefined {
+    const cached = this.customCache.get(environmentId);
+    return cached && cached.expiresAt > Date.now() ? cached.byName : undefined;
+  }
+
   private forget(environmentId: number): void {
     this.customCache.delete(environmentId);
     this.customLoads.delete(environmentId);
   }
 
   private async custom(environmentId: number): Promise<ReadonlyMap<string, ProviderDefinition>> {
-    const cached = this.customCache.get(environmentId);
-    if (cached && cached.expiresAt > Date.now()) return cached.byName;
+    const cached = this.cachedCustom(environmentId);
+    if (cached) return cached;
     const pending = this.customLoads.get(environmentId);
     if (pending) return pending;
     const load = this.customProviders

@@ -192,10 +192,7 @@ export class SchedulesService implements OnModuleInit {
     if (description.state.paused !== paused) {
       // A reconcile pass read the desired state seconds ago: a start or pause made since then
       // has already set Temporal right, and must not be undone. Read this one again first.
-      const [latest] = await this.schedules.desired({
-        connectionRowId: schedule.connectionRowId,
-        syncNames: [schedule.syncName],
-      });
+      const latest = await this.latest(schedule);
       const wanted = latest ? this.pausedOf(latest) : paused;
       if (description.state.paused !== wanted) {
         if (wanted) await handle.pause('Paused through Junction');
@@ -274,11 +271,16 @@ export class SchedulesService implements OnModuleInit {
   }
 
   private async stillDesired(schedule: DesiredSchedule): Promise<boolean> {
-    const current = await this.schedules.desired({
+    return (await this.latest(schedule)) !== undefined;
+  }
+
+  /** The schedule's desired state read now; undefined when it is no longer wanted. */
+  private async latest(schedule: DesiredSchedule): Promise<DesiredSchedule | undefined> {
+    const [current] = await this.schedules.desired({
       connectionRowId: schedule.connectionRowId,
       syncNames: [schedule.syncName],
     });
-    return current.length > 0;
+    return current;
   }
 
   /**

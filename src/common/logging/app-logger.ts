@@ -37,7 +37,8 @@ export interface Loggers {
  * rather than one per line (writing lines one by one cost a fifth of a proxied request's CPU at
  * LOG_LEVEL=info); pino's asynchronous mode batches too, but hands every write to libuv's
  * thread pool and measures the pending text again for each line it adds. Lines still buffered
- * when the process exits are flushed by pino's exit hook.
+ * when the process exits are written by an exit hook registered here (pino registers one only
+ * for its asynchronous destinations).
  */
 export function createLoggers(config: AppConfig): Loggers {
   const options = {
@@ -55,7 +56,6 @@ export function createLoggers(config: AppConfig): Loggers {
     minLength: LOG_BUFFER_BYTES,
     periodicFlush: LOG_FLUSH_MS,
   });
-  // Pino flushes its own asynchronous destinations on exit, not synchronous ones.
   registerOnExit(destination, (stream) => stream.flushSync());
   return {
     root: pino({ ...options, redact }, destination),
